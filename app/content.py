@@ -1,0 +1,67 @@
+"""Reads the scenario folder's TOML files from disk and hands them to the pure validator in
+`app.rules.content`; errors name each file relative to the repository (`scenarios/ships/x.toml`).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from app.rules.content import (
+    Catalogue,
+    ContentError,
+    build_catalogue,
+    parse_character,
+    parse_deck,
+    parse_scenario,
+    parse_ship_class,
+)
+
+SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+
+T = TypeVar("T")
+
+
+def load_catalogue(root: Path | None = None) -> Catalogue:
+    """All ships, decks, characters and scenarios under `root` (default: the repo's
+    `scenarios/`, read once per process). Raises ContentError naming the file and field."""
+    if root is None:
+        return _default_catalogue()
+    return _read_catalogue(Path(root))
+
+
+@functools.lru_cache(maxsize=1)
+def _default_catalogue() -> Catalogue:
+    return _read_catalogue(SCENARIOS_DIR)
+
+
+def _read_catalogue(root: Path) -> Catalogue:
+    if not root.is_dir():
+        raise FileNotFoundError(f"scenario folder not found: {root}")
+    # Names in errors are relative to the folder holding `scenarios/`, i.e. the repository.
+    base = root.resolve().parent
+    return build_catalogue(
+        _read_all(root / "ships", base, parse_ship_class),
+        _read_all(root / "decks", base, parse_deck),
+        _read_all(root / "characters", base, parse_character),
+        _read_all(root, base, parse_scenario),
+    )
+
+
+def _read_all(folder: Path, base: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]:
+    return [parse(*_read_toml(path, base)) for path in sorted(folder.glob("*.toml"))]
+
+
+def _read_toml(path: Path, base: Path) -> tuple[dict[str, Any], str]:
+    resolved = path.resolve()
+    name = resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else str(path)
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle), name
+    except tomllib.TOMLDecodeError as error:
+        raise ContentError(name, "(syntax)", str(error)) from error
+    except UnicodeDecodeError as error:
+        raise ContentError(name, "(syntax)", f"not UTF-8 text: {error}") from error

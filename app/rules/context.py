@@ -1,0 +1,39 @@
+"""The working context of one command: the state being changed, its dice and the events so far."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .rng import Dice
+from .state import State
+
+LOG_LENGTH = 60
+
+
+class Context:
+    def __init__(self, state: State, now: float) -> None:
+        self.state = state
+        self.now = now
+        self.dice = Dice(state["rng"])
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, type_: str, text: str, *, log: bool = True, secret_for: str | None = None,
+             secret: dict[str, Any] | None = None, **data: Any) -> dict[str, Any]:
+        """Record a past-tense event. `secret` fields are shown only to `secret_for` and the GM."""
+        event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], "text": text, **data}
+        if secret is not None:
+            event["secret_for"] = secret_for
+            event["secret"] = secret
+        self.events.append(event)
+        revealed = self.state["revealed"]
+        if self.state["pending"] is not None and revealed is not None and secret is None:
+            revealed["results"].append(event)  # what the reveal screens show for this turn
+        if log and text:
+            self.state["log"].append({"turn": self.state["turn"], "type": type_, "text": text})
+            del self.state["log"][:-LOG_LENGTH]
+        return event
+
+    def next_id(self) -> int:
+        value = int(self.state["next_id"])
+        self.state["next_id"] = value + 1
+        return value

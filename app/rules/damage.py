@@ -1,0 +1,153 @@
+"""Damage to shields, hull and stations, with the cascades it sets off (G-DMG-*, G-SHD-1, M-STARMADA)."""
+
+from __future__ import annotations
+
+from .cards import enforce_limit
+from .context import Context
+from .crew import injure
+from .state import Ship, Station, health, role_label
+
+# M-STARMADA's d6 chart: what one filled Hull box adds to each system's running total.
+STARMADA_CHART = {
+    1: {"thrust": 1, "weapons": 3, "ecm": 0, "shields": 0},
+    2: {"thrust": 2, "weapons": 0, "ecm": 2, "shields": 0},
+    3: {"thrust": 3, "weapons": 0, "ecm": 0, "shields": 1},
+    4: {"thrust": 0, "weapons": 1, "ecm": 3, "shields": 0},
+    5: {"thrust": 0, "weapons": 2, "ecm": 0, "shields": 2},
+    6: {"thrust": 0, "weapons": 0, "ecm": 1, "shields": 3},
+}
+STARMADA_SYSTEM_ROLE = {"thrust": "pilot", "weapons": "weapons", "ecm": "comms"}
+STARMADA_PERCENT = {"normal": 29, "fragile": 17, "reinforced": 67}
+
+
+def damage_factor(hull_size: int, systems: str) -> int:
+    """Hull size times 29% (17% fragile, 67% reinforced), rounded to the nearest whole number."""
+    hundredths = hull_size * STARMADA_PERCENT[systems]
+    return max(1, (hundredths + 50) // 100)
+
+
+def damage_shields(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+    """G-DMG-1: active shields soak damage box by box; empty shields fail (G-SHD-2)."""
+    shields = ship["shields"]
+    absorbed = min(points, health(shields))
+    if absorbed <= 0:
+        return 0
+    shields["damage"] += absorbed
+    shields["suffered"] += absorbed
+    ctx.emit("ShieldsHit", f"{ship['name']}'s shields absorbed {absorbed} from {cause} "
+             f"({health(shields)}/{shields['boxes']} left).", ship=ship["id"], points=absorbed,
+             shields=health(shields))
+    if health(shields) == 0 and shields["active"]:
+        shields["active"] = False
+        ctx.emit("ShieldsFailed", f"{ship['name']}'s shields collapsed.", ship=ship["id"])
+    return absorbed
+
+
+def damage_station(ctx: Context, ship: Ship, station: Station, points: int, cause: str) -> int:
+    """Fill station boxes (G-DMG-6); a filled red box injures whoever mans it (G-DMG-9)."""
+    taken = 0
+    for _ in range(points):
+        if health(station) == 0:
+            break
+        station["damage"] += 1
+        station["suffered"] += 1
+        taken += 1
+        if station["damage"] in station["red"]:
+            _injure_crew(ctx, ship, station)
+    if taken == 0:
+        return 0
+    label = role_label(station)
+    ctx.emit("StationDamaged", f"{label} of {ship['name']} took {taken} damage from {cause} "
+             f"({health(station)}/{station['boxes']}).", ship=ship["id"], station=station["id"],
+             points=taken, health=health(station))
+    if health(station) == 0:
+        ctx.emit("StationDown", f"{label} of {ship['name']} is down until it is repaired.",
+                 ship=ship["id"], station=station["id"])
+    enforce_limit(ctx, ship, station)
+    return taken
+
+
+def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
+    crew = station["crew"]
+    label = role_label(station)
+    if crew is None or crew.get("character") is None:
+        ctx.emit("RedBoxFilled", f"A red box on {label} of {ship['name']} filled.",
+                 ship=ship["id"], station=station["id"])
+        return
+    character = ctx.state["characters"][crew["character"]]
+    injure(ctx, character, 1, f"a red box on {label} of {ship['name']}")
+
+
+def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+    """Fill Hull boxes one by one: red boxes hit every station (G-DMG-5); zero destroys (G-DMG-2)."""
+    hull = ship["hull"]
+    taken = 0
+    for _ in range(points):
+        if health(hull) == 0:
+            break
+        hull["damage"] += 1
+        taken += 1
+        box = hull["damage"]
+        ctx.emit("HullHit", f"{ship['name']}'s Hull box {box} filled ({health(hull)}/"
+                 f"{hull['boxes']}).", log=False, ship=ship["id"], box=box,
+                 red=box in hull["red"], hull=health(hull))
+        if box in hull["red"]:
+            ctx.emit("RedHullBoxFilled", f"A red Hull box on {ship['name']} filled: every "
+                     f"station takes 1 damage.", ship=ship["id"], box=box)
+            for station in ship["stations"].values():
+                damage_station(ctx, ship, station, 1, "a red Hull box")
+        if "starmada" in ctx.state["modules"]:
+            _starmada_check(ctx, ship)
+        if health(hull) == 0:
+            destroy(ctx, ship, "its Hull gave out")
+            break
+    return taken
+
+
+def destroy(ctx: Context, ship: Ship, why: str) -> None:
+    if ship["destroyed"]:
+        return
+    ship["destroyed"] = True
+    ship["shields"]["active"] = False
+    ctx.emit("ShipDestroyed", f"{ship['name']} was destroyed: {why}.", ship=ship["id"])
+
+
+def _starmada_check(ctx: Context, ship: Ship) -> None:
+    """M-STARMADA: one d6 per filled Hull box feeds four running totals; each multiple of the damage
+    factor costs that system a box, but never its last one."""
+    factor = damage_factor(ship["hull_size"], ship["systems"])
+    roll = ctx.dice.roll(6)
+    totals = ship["starmada"]
+    crossed: list[str] = []
+    for system, add in STARMADA_CHART[roll].items():
+        before = totals[system]
+        totals[system] = before + add
+        for _ in range(totals[system] // factor - before // factor):
+            crossed.append(system)
+    ctx.emit("SystemDamageRolled", f"Damage roll for {ship['name']}: d6 {roll} → thrust "
+             f"{totals['thrust']}, weapons {totals['weapons']}, ECM {totals['ecm']}, shields "
+             f"{totals['shields']} (factor {factor}).", log=False, ship=ship["id"], purpose="starmada",
+             roll=roll, totals=dict(totals), factor=factor, systems_hit=crossed)
+    for system in crossed:
+        if system == "shields":
+            if health(ship["shields"]) > 1:
+                damage_shields_box(ctx, ship)
+            continue
+        station = first_station(ship, STARMADA_SYSTEM_ROLE[system])
+        if station is not None and health(station) > 1:
+            damage_station(ctx, ship, station, 1, f"a {system} system hit")
+
+
+def damage_shields_box(ctx: Context, ship: Ship) -> None:
+    """A system hit on the shield generator: one box, whether or not the shields are up."""
+    ship["shields"]["damage"] += 1
+    ship["shields"]["suffered"] += 1
+    ctx.emit("ShieldGeneratorHit", f"{ship['name']}'s shield generator took 1 damage.",
+             ship=ship["id"], shields=health(ship["shields"]))
+
+
+def first_station(ship: Ship, role: str) -> Station | None:
+    for station in ship["stations"].values():
+        if station["role"] == role:
+            return station
+    return None

@@ -1,0 +1,196 @@
+"""The one entry point: `apply(state, command) -> (new_state, events)`.
+
+`apply` works on a private copy, so an illegal command (a `RulesError`) leaves the caller's state
+exactly as it was.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable
+
+from . import commands as c
+from . import gm, timing
+from .cards import draw_for_turn
+from .context import Context
+from .errors import refuse
+from .orders import all_ready, pass_order, submit_order, withdraw_order
+from .phases import PHASES, phase_allows
+from .resolve import allocate, finish_allocation, reveal_and_resolve
+from .state import State
+
+Events = list[dict[str, Any]]
+
+
+# Parts of the state the engine never changes in place: a new state may share them.
+SHARED = ("cards", "undo")
+
+
+def clone(state: State) -> State:
+    """A deep copy of the changing parts; pickle is several times faster than copy.deepcopy."""
+    changing = {k: v for k, v in state.items() if k not in SHARED}
+    copy: State = pickle.loads(pickle.dumps(changing, protocol=pickle.HIGHEST_PROTOCOL))
+    for key in SHARED:
+        if key in state:
+            copy[key] = state[key]
+    return copy
+
+
+def apply(state: State, command: c.Command) -> tuple[State, Events]:
+    if command.gm_only and not command.actor.is_gm:
+        raise refuse("GM_ONLY", "Only the GM can do that.")
+    phase = state["phase"]
+    if not phase_allows(phase, command.type):
+        raise refuse("WRONG_PHASE", f"That cannot be done during {PHASES[phase]['label']}.")
+    ctx = Context(clone(state), command.now)
+    HANDLERS[type(command)](ctx, command)
+    return ctx.state, ctx.events
+
+
+# --- Turn flow -----------------------------------------------------------------------------------
+
+
+def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
+    state = ctx.state
+    if state["phase"] == "downtime":
+        state["combat"] += 1
+        state["turn"] = 0
+        for ship in state["ships"].values():  # G-REP-1 counts damage "this combat"
+            ship["shields"]["suffered"] = 0
+            for station in ship["stations"].values():
+                station["suffered"] = 0
+        ctx.emit("CombatStarted", f"Combat {state['combat']} began.", combat=state["combat"])
+    state["turn"] += 1
+    state["undo"] = None
+    state["orders"] = {}
+    state["phase"] = "orders"
+    seconds = state["settings"]["orders_seconds"] if cmd.seconds is None else cmd.seconds
+    if not 0 <= seconds <= 3600:
+        raise refuse("BAD_VALUE", "A turn timer is between 0 (none) and 3600 seconds.")
+    if seconds:
+        timing.set_deadline(state, "orders", ctx.now + seconds)
+    else:
+        timing.clear_deadline(state)
+    ctx.emit("TurnStarted", f"Turn {state['turn']}: give your orders"
+             f"{f' ({seconds} s)' if seconds else ''}.", seconds=seconds,
+             deadline=state["deadline"]["at"] if state["deadline"] else None)
+    draw_for_turn(ctx)
+
+
+# Left out of the undo snapshot: static cards, and what the room has already seen and heard.
+UNDO_SKIPS = ("cards", "undo", "log", "messages", "red_alert")
+
+
+def close_orders(ctx: Context, cmd: c.Command) -> None:
+    """Reveal and resolve. The state just before is kept so the GM can undo the resolution."""
+    snapshot = clone({k: v for k, v in ctx.state.items() if k not in UNDO_SKIPS})
+    ctx.state["undo"] = {"turn": ctx.state["turn"], "state": snapshot}
+    reveal_and_resolve(ctx)
+
+
+def submit_and_maybe_close(handler: Callable[[Context, Any], None]) -> Callable[[Context, Any], None]:
+    def run(ctx: Context, cmd: Any) -> None:
+        handler(ctx, cmd)
+        if ctx.state["settings"]["close_when_all_ready"] and all_ready(ctx.state):
+            ctx.emit("AllOrdersIn", "Every station is ready.", log=False)
+            close_orders(ctx, cmd)
+    return run
+
+
+def pause_timer(ctx: Context, cmd: c.PauseTimer) -> None:
+    remaining = timing.pause(ctx.state, ctx.now)
+    ctx.emit("TimerPaused", f"GM paused the timer ({remaining:.0f} s left).", remaining=remaining)
+
+
+def resume_timer(ctx: Context, cmd: c.ResumeTimer) -> None:
+    remaining = timing.resume(ctx.state, ctx.now)
+    ctx.emit("TimerResumed", f"Timer running again ({remaining:.0f} s left).",
+             deadline=ctx.state["deadline"]["at"])
+
+
+def extend_timer(ctx: Context, cmd: c.ExtendTimer) -> None:
+    timing.extend(ctx.state, ctx.now, cmd.seconds)
+    ctx.emit("TimerExtended", f"GM gave {cmd.seconds} s more.", seconds=cmd.seconds,
+             deadline=ctx.state["deadline"]["at"] if ctx.state["deadline"] else None)
+
+
+def expire_deadline(ctx: Context, cmd: c.ExpireDeadline) -> None:
+    """The sweeper's call. It names the deadline it saw, so a stale or repeated call is refused."""
+    deadline = ctx.state["deadline"]
+    if deadline is None or deadline["kind"] != cmd.kind or abs(deadline["at"] - cmd.at) > 0.001:
+        raise refuse("NO_SUCH_DEADLINE", "That deadline has already been dealt with.")
+    if ctx.now < deadline["at"]:
+        raise refuse("DEADLINE_NOT_DUE", "That deadline has not passed yet.")
+    if cmd.kind == "orders":
+        ctx.emit("TimerExpired", "Time is up: orders are closed.")
+        close_orders(ctx, cmd)
+    else:
+        finish_allocation(ctx)
+
+
+def force_allocation(ctx: Context, cmd: c.ForceAllocation) -> None:
+    finish_allocation(ctx)
+
+
+def allocate_damage(ctx: Context, cmd: c.AllocateDamage) -> None:
+    allocate(ctx, cmd.ship, cmd.allocations, None if cmd.actor.is_gm else cmd.actor.seat)
+
+
+def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
+    """Back to the Orders phase of this turn with every order still given; the dice generator is
+    rewound too, so resolving again without changes gives the same result."""
+    undo = ctx.state["undo"]
+    if undo is None or undo["turn"] != ctx.state["turn"]:
+        raise refuse("NOTHING_TO_UNDO", "There is no resolution to take back this turn.")
+    keep = {k: ctx.state[k] for k in UNDO_SKIPS}
+    ctx.state = {**clone(undo["state"]), **keep}
+    ctx.state["undo"] = None
+    timing.clear_deadline(ctx.state)
+    ctx.dice = type(ctx.dice)(ctx.state["rng"])
+    ctx.emit("ResolutionUndone", f"GM took back the resolution of turn {ctx.state['turn']}; "
+             "orders are open again (timer stopped).")
+
+
+def end_combat(ctx: Context, cmd: c.EndCombat) -> None:
+    if ctx.state["phase"] == "downtime":
+        raise refuse("WRONG_PHASE", "There is no combat to end.")
+    state = ctx.state
+    state.update(phase="downtime", orders={}, allocation=None, pending=None, undo=None,
+                 modifiers=[])
+    timing.clear_deadline(state)
+    ctx.emit("CombatEnded", f"Combat {state['combat']} is over. Downtime.")
+
+
+HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
+    c.SubmitOrder: submit_and_maybe_close(submit_order),
+    c.PassOrder: submit_and_maybe_close(pass_order),
+    c.WithdrawOrder: withdraw_order,
+    c.AllocateDamage: allocate_damage,
+    c.StartTurn: start_turn,
+    c.CloseOrders: close_orders,
+    c.PauseTimer: pause_timer,
+    c.ResumeTimer: resume_timer,
+    c.ExtendTimer: extend_timer,
+    c.ExpireDeadline: expire_deadline,
+    c.ForceAllocation: force_allocation,
+    c.UndoResolution: undo_resolution,
+    c.EndCombat: end_combat,
+    c.ImposeModifier: gm.impose_modifier,
+    c.RemoveModifier: gm.remove_modifier,
+    c.SetTrack: gm.set_track,
+    c.SetShields: gm.set_shields,
+    c.SetPosition: gm.set_position,
+    c.SetShipValue: gm.set_ship_value,
+    c.SetCharacteristic: gm.set_characteristic,
+    c.DowntimeRepair: gm.downtime_repair,
+    c.FirstAid: gm.first_aid,
+    c.DestroyShip: gm.destroy_ship,
+    c.RestoreShip: gm.restore_ship,
+    c.SeatCrew: gm.seat_crew,
+    c.UnseatCrew: gm.unseat_crew,
+    c.SendMessage: gm.send_message,
+    c.SetRedAlert: gm.set_red_alert,
+    c.SetModule: gm.set_module,
+    c.SetSetting: gm.set_setting,
+}
+assert set(HANDLERS) == set(c.COMMANDS.values()), "every command needs a handler"

@@ -1,0 +1,293 @@
+"""The GM's corrections and adjudications: any track, any value, bonuses, first aid, seats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import commands as c
+from .cards import draw_up, enforce_limit, return_skill_cards
+from .content import MODULES
+from .context import Context
+from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
+from .damage import destroy
+from .errors import refuse
+from .resolve import add_modifier
+from .state import get_character, get_ship, get_station, health, role_label, station_key
+
+MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
+
+
+def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    if cmd.applies not in MODIFIER_TARGETS:
+        raise refuse("BAD_MODIFIER", f"A bonus applies to one of: {', '.join(MODIFIER_TARGETS)}.")
+    if cmd.applies == "station":
+        get_station(ship, cmd.station)
+    if not -20 <= cmd.value <= 20 or cmd.value == 0:
+        raise refuse("BAD_VALUE", "A bonus or penalty is between −20 and +20, and not 0.")
+    reason = cmd.reason.strip()
+    if not reason:
+        raise refuse("NO_REASON", "Say why: the reason shows in the dice breakdown.")
+    if cmd.lasting not in ("turn", "combat"):
+        raise refuse("BAD_VALUE", "A bonus lasts for the 'turn' or the whole 'combat'.")
+    until = None
+    if cmd.lasting == "turn":
+        turn = ctx.state["turn"] + (0 if ctx.state["phase"] in ("orders", "allocation") else 1)
+        until = {"turn": turn, "step": "end"}
+    modifier = add_modifier(ctx, ship["id"], cmd.applies, cmd.value, reason, until,
+                            station=cmd.station if cmd.applies == "station" else None)
+    sign = "+" if cmd.value > 0 else "−"
+    ctx.emit("ModifierImposed", f"GM: {sign}{abs(cmd.value)} to {ship['name']}'s "
+             f"{cmd.station or cmd.applies} ({reason}), for the {cmd.lasting}.",
+             modifier=modifier)
+
+
+def remove_modifier(ctx: Context, cmd: c.RemoveModifier) -> None:
+    kept = [m for m in ctx.state["modifiers"] if m["id"] != cmd.modifier]
+    if len(kept) == len(ctx.state["modifiers"]):
+        raise refuse("NO_SUCH_MODIFIER", "That bonus or penalty no longer exists.")
+    ctx.state["modifiers"] = kept
+    ctx.emit("ModifierRemoved", "GM removed a bonus or penalty.", modifier=cmd.modifier)
+
+
+def _track(ctx: Context, ship: dict[str, Any], name: str) -> dict[str, Any]:
+    if name == "hull":
+        return ship["hull"]  # type: ignore[no-any-return]
+    if name == "shields":
+        if ship["shields"]["boxes"] == 0:
+            raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+        return ship["shields"]  # type: ignore[no-any-return]
+    return get_station(ship, name)
+
+
+def set_track(ctx: Context, cmd: c.SetTrack) -> None:
+    """A correction: sets the damage without the cascades a hit would set off."""
+    ship = get_ship(ctx.state, cmd.ship)
+    track = _track(ctx, ship, cmd.track)
+    if not 0 <= cmd.damage <= track["boxes"]:
+        raise refuse("BAD_VALUE", f"Damage on that track is between 0 and {track['boxes']}.")
+    before = track["damage"]
+    track["damage"] = cmd.damage
+    if "suffered" in track and cmd.damage > before:
+        track["suffered"] += cmd.damage - before
+    if cmd.track == "shields" and health(track) == 0:
+        track["active"] = False
+    ctx.emit("TrackSet", f"GM set {ship['name']}'s {cmd.track} to {health(track)}/{track['boxes']}.",
+             ship=ship["id"], track=cmd.track, damage=cmd.damage)
+    if cmd.track not in ("hull", "shields"):
+        enforce_limit(ctx, ship, track)
+    if cmd.track == "hull" and health(track) == 0:
+        destroy(ctx, ship, "the GM's ruling")
+
+
+def set_shields(ctx: Context, cmd: c.SetShields) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    shields = _track(ctx, ship, "shields")
+    if cmd.active and health(shields) == 0:
+        raise refuse("SHIELDS_EMPTY", "The shields have no points left and cannot be raised.")
+    shields["active"] = cmd.active
+    ctx.emit("ShieldsSet", f"GM turned {ship['name']}'s shields {'on' if cmd.active else 'off'}.",
+             ship=ship["id"], active=cmd.active)
+
+
+def set_position(ctx: Context, cmd: c.SetPosition) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    settings = ctx.state["settings"]
+    if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
+        raise refuse("OFF_MAP", "That square is off the map.")
+    ship["x"], ship["y"] = cmd.x, cmd.y
+    ctx.emit("ShipPlaced", f"GM placed {ship['name']} at ({cmd.x}, {cmd.y}).", ship=ship["id"],
+             to=[cmd.x, cmd.y])
+
+
+def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    if cmd.field == "defence" and isinstance(cmd.value, int) and 0 <= cmd.value <= 20:
+        ship["defence"] = cmd.value
+    elif cmd.field == "name" and isinstance(cmd.value, str) and 0 < len(cmd.value.strip()) <= 60:
+        ship["name"] = cmd.value.strip()
+    else:
+        raise refuse("BAD_VALUE", "Set 'defence' (0–20) or 'name' (1–60 characters).")
+    ctx.emit("ShipValueSet", f"GM set {ship['name']}'s {cmd.field} to {cmd.value}.",
+             ship=ship["id"], field=cmd.field, value=cmd.value)
+
+
+def set_characteristic(ctx: Context, cmd: c.SetCharacteristic) -> None:
+    character = get_character(ctx.state, cmd.character)
+    if cmd.field == "armour":
+        if not 0 <= cmd.value <= 20:
+            raise refuse("BAD_VALUE", "Armour is between 0 and 20.")
+        character["armour"] = cmd.value
+    elif cmd.field in CHARACTERISTICS:
+        top = character[cmd.field]["max"]
+        if not 0 <= cmd.value <= top:
+            raise refuse("BAD_VALUE", f"{cmd.field.capitalize()} is between 0 and {top}.")
+        character[cmd.field]["value"] = cmd.value
+        character["status"] = status_of(character)
+    else:
+        raise refuse("BAD_VALUE", "Set strength, dexterity, endurance or armour.")
+    ctx.emit("CharacteristicSet", f"GM set {character['name']}'s {cmd.field} to {cmd.value}.",
+             character=character["id"], field=cmd.field, value=cmd.value,
+             status=character["status"])
+
+
+def downtime_repair(ctx: Context, cmd: c.DowntimeRepair) -> None:
+    """G-REP-3: the Hull (and anything else) is mended in Downtime, by the GM."""
+    ship = get_ship(ctx.state, cmd.ship)
+    track = _track(ctx, ship, cmd.track)
+    if cmd.points < 1:
+        raise refuse("BAD_VALUE", "Repair at least 1 point.")
+    restored = min(cmd.points, track["damage"])
+    if restored == 0:
+        raise refuse("NOTHING_TO_REPAIR", "That track is not damaged.")
+    track["damage"] -= restored
+    ctx.emit("DowntimeRepaired", f"Downtime: {ship['name']}'s {cmd.track} repaired by {restored} "
+             f"({health(track)}/{track['boxes']}).", ship=ship["id"], track=cmd.track,
+             restored=restored)
+
+
+def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
+    """G-CREW-4: restores twice the Effect of the Medicine check (2D6 + skill, Effect over 8)."""
+    patient = get_character(ctx.state, cmd.character)
+    if patient["status"] == "dead":
+        raise refuse("CHARACTER_DEAD", f"{patient['name']} is beyond first aid.")
+    if patient["status"] == "healthy":
+        raise refuse("NOT_INJURED", f"{patient['name']} is not injured.")
+    if cmd.effect is not None:
+        if not 0 <= cmd.effect <= 12:
+            raise refuse("BAD_VALUE", "An Effect is between 0 and 12.")
+        effect, how = cmd.effect, f"GM ruled Effect {cmd.effect}"
+    else:
+        if cmd.medic is None:
+            raise refuse("NO_MEDIC", "Name the medic who rolls, or give the Effect yourself.")
+        medic = get_character(ctx.state, cmd.medic)
+        if _at_station(ctx, medic["id"]):
+            raise refuse("MEDIC_AT_STATION", f"{medic['name']} is manning a station and cannot "
+                         "give first aid.")
+        if medic["status"] in ("unconscious", "dead"):
+            raise refuse("MEDIC_INCAPACITATED", f"{medic['name']} cannot give first aid now.")
+        a, b = ctx.dice.roll(6), ctx.dice.roll(6)
+        total = a + b + medic["medicine"]
+        effect = total - FIRST_AID_TARGET
+        how = (f"{medic['name']}: 2d6 {a}+{b} + Medicine {medic['medicine']} = {total} vs "
+               f"{FIRST_AID_TARGET}, Effect {effect}")
+        ctx.emit("FirstAidRolled", f"First aid for {patient['name']}: {how}.", purpose="first aid",
+                 character=patient["id"], medic=medic["id"], rolls=[a, b], total=total,
+                 effect=effect)
+    points = 2 * effect if effect > 0 else 0
+    if points == 0:
+        ctx.emit("FirstAidFailed", f"First aid for {patient['name']} did no good ({how}).",
+                 character=patient["id"])
+        return
+    heal(ctx, patient, points, how)
+
+
+def _at_station(ctx: Context, character_id: str) -> bool:
+    return any(st["crew"] and st["crew"].get("character") == character_id
+               for ship in ctx.state["ships"].values() for st in ship["stations"].values())
+
+
+def destroy_ship(ctx: Context, cmd: c.DestroyShip) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    if ship["destroyed"]:
+        raise refuse("SHIP_DESTROYED", f"{ship['name']} is already destroyed.")
+    destroy(ctx, ship, "the GM's ruling")
+
+
+def restore_ship(ctx: Context, cmd: c.RestoreShip) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    if not ship["destroyed"]:
+        raise refuse("NOT_DESTROYED", f"{ship['name']} is not destroyed.")
+    ship["destroyed"] = False
+    if health(ship["hull"]) == 0:
+        ship["hull"]["damage"] = ship["hull"]["boxes"] - 1
+    ctx.emit("ShipRestored", f"GM brought {ship['name']} back into the fight.", ship=ship["id"])
+
+
+def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    station = get_station(ship, cmd.station)
+    if station["crew"] is not None:
+        raise refuse("STATION_TAKEN", f"{role_label(station)} of {ship['name']} is already manned.")
+    name = cmd.name.strip()
+    if not 1 <= len(name) <= 40:
+        raise refuse("BAD_NAME", "A name is 1 to 40 characters.")
+    for other in ctx.state["ships"].values():
+        for st in other["stations"].values():
+            if st["crew"] and st["crew"]["seat"] == cmd.seat:
+                raise refuse("SEAT_TAKEN", "That seat already mans a station.")
+    if cmd.character is not None:
+        character = get_character(ctx.state, cmd.character)
+        if _at_station(ctx, character["id"]):
+            raise refuse("CHARACTER_TAKEN", f"{character['name']} is already at a station.")
+    station["crew"] = {"seat": cmd.seat, "name": name, "character": cmd.character}
+    ctx.emit("CrewSeated", f"{name} took {role_label(station)} of {ship['name']}.",
+             ship=ship["id"], station=station["id"], seat=cmd.seat, name=name,
+             character=cmd.character)
+    if ctx.state["phase"] != "downtime" and not ship["destroyed"]:
+        draw_up(ctx, ship, station)
+
+
+def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    station = get_station(ship, cmd.station)
+    crew = station["crew"]
+    if crew is None:
+        raise refuse("STATION_EMPTY", f"{role_label(station)} of {ship['name']} is not manned.")
+    return_skill_cards(ctx, station)
+    station["crew"] = None
+    ctx.state["orders"].pop(station_key(ship, station), None)
+    ctx.emit("CrewUnseated", f"{crew['name']} left {role_label(station)} of {ship['name']}.",
+             ship=ship["id"], station=station["id"], seat=crew["seat"])
+
+
+def send_message(ctx: Context, cmd: c.SendMessage) -> None:
+    text = cmd.text.strip()
+    if not 1 <= len(text) <= 280:
+        raise refuse("BAD_MESSAGE", "A message is 1 to 280 characters.")
+    if cmd.to != "all":
+        ship_id, _, station_id = cmd.to.partition("/")
+        ship = get_ship(ctx.state, ship_id)
+        if station_id:
+            get_station(ship, station_id)
+    message = {"id": ctx.next_id(), "to": cmd.to, "text": text, "turn": ctx.state["turn"]}
+    ctx.state["messages"].append(message)
+    del ctx.state["messages"][:-20]
+    if cmd.to == "all":
+        ctx.emit("MessageSent", f"GM to all: {text}", message=message)
+    else:
+        ctx.emit("MessageSent", "", log=False, to=cmd.to, secret_for=cmd.to,
+                 secret={"message": message})
+
+
+def set_red_alert(ctx: Context, cmd: c.SetRedAlert) -> None:
+    ctx.state["red_alert"] = cmd.on
+    ctx.emit("RedAlertSet", "RED ALERT." if cmd.on else "Red alert stood down.", on=cmd.on)
+
+
+def set_module(ctx: Context, cmd: c.SetModule) -> None:
+    if cmd.module not in MODULES:
+        raise refuse("UNKNOWN_MODULE", f"There is no module called {cmd.module!r}; known: "
+                     f"{', '.join(MODULES)}.")
+    modules = set(ctx.state["modules"])
+    modules.add(cmd.module) if cmd.on else modules.discard(cmd.module)
+    ctx.state["modules"] = sorted(modules)
+    ctx.emit("ModuleSet", f"GM switched {cmd.module} {'on' if cmd.on else 'off'}.",
+             module=cmd.module, on=cmd.on)
+
+
+SETTINGS_RANGES = {"orders_seconds": (0, 3600), "allocation_seconds": (5, 600)}
+
+
+def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
+    if cmd.name == "close_when_all_ready":
+        if not isinstance(cmd.value, bool):
+            raise refuse("BAD_VALUE", "close_when_all_ready is true or false.")
+    elif cmd.name in SETTINGS_RANGES:
+        low, high = SETTINGS_RANGES[cmd.name]
+        if isinstance(cmd.value, bool) or not low <= cmd.value <= high:
+            raise refuse("BAD_VALUE", f"{cmd.name} is between {low} and {high}.")
+    else:
+        raise refuse("UNKNOWN_SETTING", f"There is no setting called {cmd.name!r}.")
+    ctx.state["settings"][cmd.name] = cmd.value
+    ctx.emit("SettingSet", f"GM set {cmd.name} to {cmd.value}.", name=cmd.name, value=cmd.value)

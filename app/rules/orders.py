@@ -1,0 +1,247 @@
+"""Giving orders in the Orders phase: who may order what, with which cards (section 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
+from .content import RANGE_BANDS, band_index, range_band_for
+from .context import Context
+from .errors import refuse
+from .phases import ACTIONS, actions_for
+from .state import (Ship, State, Station, distance, get_ship, get_station, health, manned,
+                    operational, role_label, station_key)
+
+VALUE_LIMIT = 60
+
+
+def _acting_station(ctx: Context, actor: Actor, ship_id: str, station_id: str) -> tuple[Ship, Station]:
+    ship = get_ship(ctx.state, ship_id)
+    station = get_station(ship, station_id)
+    if actor.role == "seat":
+        crew = station["crew"]
+        if crew is None or crew["seat"] != actor.seat:
+            raise refuse("NOT_YOUR_STATION", "You can only give orders for your own station.")
+        if not manned(ctx.state, station):
+            raise refuse("CREW_INCAPACITATED", "Your character cannot act: they are unconscious.")
+    if ship["destroyed"]:
+        raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+    return ship, station
+
+
+def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
+    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    spec = ACTIONS.get(cmd.action)
+    if spec is None or spec["role"] != station["role"]:
+        allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))  # type: ignore[misc]
+        raise refuse("ACTION_NOT_FOR_STATION",
+                     f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.")
+    _check_operational(ship, station, cmd)
+    cards, value = _played_value(ctx, station, cmd, spec)
+    order: dict[str, Any] = {
+        "ship": ship["id"], "station": station["id"], "action": cmd.action,
+        "cards": list(cards), "value": value,
+        "by": "gm" if cmd.actor.is_gm else "seat",
+    }
+    CHECKS[cmd.action](ctx.state, ship, station, cmd, value, order)
+    key = station_key(ship, station)
+    replaced = key in ctx.state["orders"]
+    ctx.state["orders"][key] = order
+    ctx.emit("OrderGiven", f"{role_label(station)} of {ship['name']} "
+             f"{'changed its orders' if replaced else 'gave orders'}.", log=False,
+             ship=ship["id"], station=station["id"], secret_for=key, secret={"order": order})
+
+
+def pass_order(ctx: Context, cmd: PassOrder) -> None:
+    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    key = station_key(ship, station)
+    ctx.state["orders"][key] = {"ship": ship["id"], "station": station["id"], "action": "pass",
+                                "cards": [], "value": 0,
+                                "by": "gm" if cmd.actor.is_gm else "seat"}
+    ctx.emit("OrderGiven", f"{role_label(station)} of {ship['name']} is ready.", log=False,
+             ship=ship["id"], station=station["id"], secret_for=key,
+             secret={"order": ctx.state["orders"][key]})
+
+
+def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
+    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    key = station_key(ship, station)
+    if ctx.state["orders"].pop(key, None) is None:
+        raise refuse("NO_ORDER", "There is no order to take back.")
+    ctx.emit("OrderWithdrawn", f"{role_label(station)} of {ship['name']} took back its orders.",
+             log=False, ship=ship["id"], station=station["id"])
+
+
+def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
+    if operational(station):
+        return
+    if station["role"] == "engineering":
+        if cmd.action != "repair" or cmd.target_station != station["id"]:
+            raise refuse("ENGINEERING_REPAIR_ONLY", "Engineering is at zero: the only thing it "
+                         "can do is repair Engineering itself.")
+        return
+    raise refuse("STATION_DOWN", f"{role_label(station)} is down: it can play no cards until "
+                 "Engineering repairs it.")
+
+
+def _played_value(ctx: Context, station: Station, cmd: SubmitOrder,
+                  spec: dict[str, Any]) -> tuple[tuple[str, ...], int]:
+    kinds = spec["kinds"]
+    if not kinds:
+        if cmd.cards:
+            raise refuse("NO_CARDS_NEEDED", f"{spec['label']} costs no cards; play none.")
+        return (), 0
+    if cmd.value is not None:
+        if not cmd.actor.is_gm:
+            raise refuse("CARDS_REQUIRED", "Players give orders by playing cards.")
+        if cmd.cards:
+            raise refuse("BAD_COMMAND", "Give either cards or a value, not both.")
+        if not 0 <= cmd.value <= VALUE_LIMIT:
+            raise refuse("BAD_VALUE", f"An action value must be between 0 and {VALUE_LIMIT}.")
+        return (), cmd.value
+    if not cmd.cards:
+        raise refuse("NO_CARDS", f"Play at least one card for {spec['label']}.")
+    if len(set(cmd.cards)) != len(cmd.cards):
+        raise refuse("DUPLICATE_CARD", "Each card can be played only once.")
+    total = 0
+    for card_id in cmd.cards:
+        if card_id not in station["hand"]:
+            raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
+        card = ctx.state["cards"][card_id]
+        if card["kind"] not in kinds:
+            raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for "
+                         f"{spec['label']}.")
+        total += card["value"]
+    return cmd.cards, total
+
+
+def _enemy(state: State, ship: Ship, target_id: str | None, what: str) -> Ship:
+    if target_id is None:
+        raise refuse("NO_TARGET", f"Choose a ship to {what}.")
+    target = get_ship(state, target_id)
+    if target["id"] == ship["id"]:
+        raise refuse("OWN_SHIP", f"You cannot {what} your own ship.")
+    if target["destroyed"]:
+        raise refuse("TARGET_DESTROYED", f"{target['name']} has already been destroyed.")
+    return target
+
+
+def _check_attack(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                  order: dict[str, Any]) -> None:
+    target = _enemy(state, ship, cmd.target, "attack")
+    weapons = {w["id"]: w for w in ship["weapons"]}
+    if not weapons:
+        raise refuse("NO_WEAPONS", f"{ship['name']} has no weapons.")
+    chosen = list(cmd.weapons) or list(weapons)
+    for weapon_id in chosen:
+        if weapon_id not in weapons:
+            raise refuse("NO_SUCH_WEAPON", f"{ship['name']} has no weapon called {weapon_id!r}.")
+    if len(set(chosen)) != len(chosen):
+        raise refuse("DUPLICATE_WEAPON", "Each weapon can fire once per attack.")
+    band = range_band_for(distance(ship, target))
+    reach = max(band_index(weapons[w]["max_range"]) for w in chosen)
+    if band is None or band_index(band.id) > reach:
+        longest = RANGE_BANDS[reach].label
+        raise refuse("TARGET_OUT_OF_RANGE", f"{target['name']} is {distance(ship, target)} squares "
+                     f"away, beyond your weapons' {longest} range.")
+    if cmd.target_station is not None:
+        get_station(target, cmd.target_station)
+        if target["shields"]["active"]:
+            raise refuse("SHIELDS_BLOCK_TARGETING", f"{target['name']}'s shields are up: its "
+                         "stations cannot be targeted.")
+    order.update(target=target["id"], weapons=chosen, target_station=cmd.target_station)
+
+
+def _check_manoeuvre(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                     order: dict[str, Any]) -> None:
+    if cmd.x is None or cmd.y is None:
+        raise refuse("NO_DESTINATION", "Choose a square to move to.")
+    settings = state["settings"]
+    if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
+        raise refuse("OFF_MAP", "That square is off the map.")
+    steps = max(abs(cmd.x - ship["x"]), abs(cmd.y - ship["y"]))
+    if steps > value:
+        raise refuse("TOO_FAR", f"That square is {steps} away; your cards give {value}.")
+    order.update(x=cmd.x, y=cmd.y)
+
+
+def _check_nothing(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                   order: dict[str, Any]) -> None:
+    return None
+
+
+def _check_jam(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+               order: dict[str, Any]) -> None:
+    order["target"] = _enemy(state, ship, cmd.target, "jam")["id"]
+
+
+def _check_repair(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                  order: dict[str, Any]) -> None:
+    target = cmd.target_station
+    if target is None:
+        raise refuse("NO_TARGET", "Choose a station (or the shields) to repair.")
+    if target == "shields":
+        if ship["shields"]["boxes"] == 0:
+            raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+        track = ship["shields"]
+    else:
+        track = get_station(ship, target)
+    if track["damage"] == 0:
+        raise refuse("NOTHING_TO_REPAIR", "That system is not damaged.")
+    order["target_station"] = target
+
+
+def _check_shields_up(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                      order: dict[str, Any]) -> None:
+    shields = ship["shields"]
+    if shields["boxes"] == 0:
+        raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+    if health(shields) == 0:
+        raise refuse("SHIELDS_EMPTY", "The shields have no points left and cannot be raised.")
+    if shields["active"]:
+        raise refuse("SHIELDS_ALREADY_UP", "The shields are already up.")
+
+
+def _check_shields_down(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                        order: dict[str, Any]) -> None:
+    if not ship["shields"]["active"]:
+        raise refuse("SHIELDS_ALREADY_DOWN", "The shields are already down.")
+
+
+def _check_command(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
+                   order: dict[str, Any]) -> None:
+    if cmd.target_station is None:
+        raise refuse("NO_TARGET", "Choose the station your command helps.")
+    if cmd.target_station == station["id"]:
+        raise refuse("OWN_STATION", "A command helps another station, not your own.")
+    get_station(ship, cmd.target_station)
+    order["target_station"] = cmd.target_station
+
+
+CHECKS = {
+    "attack": _check_attack, "manoeuvre": _check_manoeuvre, "evasive": _check_nothing,
+    "lock": _check_nothing, "jam": _check_jam, "repair": _check_repair,
+    "shields_up": _check_shields_up, "shields_down": _check_shields_down,
+    "command": _check_command,
+}
+
+
+def stations_expected(state: State) -> list[str]:
+    """Stations whose order the turn waits for: every manned station that can act, plus every
+    operational station of an NPC ship (the GM orders or passes for those)."""
+    keys = []
+    for ship in state["ships"].values():
+        if ship["destroyed"]:
+            continue
+        for station in ship["stations"].values():
+            able = operational(station) or station["role"] == "engineering"
+            if not able:
+                continue
+            if manned(state, station) or (ship["crew"] == "npc" and station["crew"] is None):
+                keys.append(station_key(ship, station))
+    return keys
+
+
+def all_ready(state: State) -> bool:
+    expected = stations_expected(state)
+    return bool(expected) and all(key in state["orders"] for key in expected)

@@ -1,0 +1,78 @@
+"""The turn as data: what each phase allows and the order in which revealed orders resolve."""
+
+from __future__ import annotations
+
+# Commands the GM may give whatever the phase: corrections must never wait for the turn.
+ANY_PHASE = frozenset({
+    "ImposeModifier", "RemoveModifier", "SetTrack", "SetShields", "SetPosition", "SetShipValue",
+    "SetCharacteristic", "FirstAid", "DestroyShip", "RestoreShip", "SeatCrew", "UnseatCrew",
+    "SendMessage", "SetRedAlert", "SetSetting", "EndCombat",
+})
+
+PHASES: dict[str, dict[str, object]] = {
+    "downtime": {
+        "label": "Downtime",
+        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule"}),
+        "next": "orders",
+    },
+    "orders": {
+        "label": "Orders",
+        "allows": frozenset({"SubmitOrder", "PassOrder", "WithdrawOrder", "CloseOrders",
+                             "PauseTimer", "ResumeTimer", "ExtendTimer", "ExpireDeadline"}),
+        "next": "resolve",
+    },
+    "allocation": {
+        "label": "Damage allocation",
+        "allows": frozenset({"AllocateDamage", "ForceAllocation", "ExpireDeadline",
+                             "UndoResolution", "PauseTimer", "ResumeTimer", "ExtendTimer"}),
+        "next": "turn_end",
+    },
+    "turn_end": {
+        "label": "End of turn",
+        "allows": frozenset({"StartTurn", "UndoResolution"}),
+        "next": "orders",
+    },
+}
+
+# G-TURN-1 / the seven combat steps: (step, the role whose orders resolve in it).
+# Modules add handlers to a step; they never fork the sequence.
+RESOLVE_STEPS: tuple[tuple[str, str | None], ...] = (
+    ("command", "captain"),
+    ("manoeuvre", "pilot"),
+    ("ewar", "comms"),
+    ("repairs", "engineering"),
+    ("attacks", "weapons"),
+    ("damage", None),
+    ("effects", None),
+)
+
+# What each station can order, the card kinds that count towards it, and its step.
+ACTIONS: dict[str, dict[str, object]] = {
+    "attack": {"role": "weapons", "kinds": frozenset({"attack", "any"}), "step": "attacks",
+               "label": "Attack"},
+    "manoeuvre": {"role": "pilot", "kinds": frozenset({"helm", "any"}), "step": "manoeuvre",
+                  "label": "Manoeuvre"},
+    "evasive": {"role": "pilot", "kinds": frozenset({"helm", "any"}), "step": "manoeuvre",
+                "label": "Evasive"},
+    "lock": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar",
+             "label": "Target lock"},
+    "jam": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar", "label": "Jam"},
+    "repair": {"role": "engineering", "kinds": frozenset({"repair", "any"}), "step": "repairs",
+               "label": "Repair"},
+    "shields_up": {"role": "engineering", "kinds": frozenset(), "step": "repairs",
+                   "label": "Shields up"},
+    "shields_down": {"role": "engineering", "kinds": frozenset(), "step": "repairs",
+                     "label": "Shields down"},
+    "command": {"role": "captain", "kinds": frozenset({"command", "any"}), "step": "command",
+                "label": "Command"},
+}
+
+
+def actions_for(role: str) -> list[str]:
+    return [name for name, spec in ACTIONS.items() if spec["role"] == role]
+
+
+def phase_allows(phase: str, command_type: str) -> bool:
+    allows = PHASES[phase]["allows"]
+    assert isinstance(allows, frozenset)
+    return command_type in allows or command_type in ANY_PHASE

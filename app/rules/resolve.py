@@ -1,0 +1,463 @@
+"""Reveal and resolution: the seven steps of a turn, run from the step table in phases.py."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from .cards import discard, draw_up
+from .content import band_index, range_band_for
+from .context import Context
+from .damage import damage_hull, damage_shields, damage_station, first_station
+from .errors import refuse
+from .phases import ACTIONS, RESOLVE_STEPS
+from .state import Ship, distance, hand_limit, health, manned, role_label
+from .timing import clear_deadline, set_deadline
+
+Order = dict[str, Any]
+
+
+def reveal_and_resolve(ctx: Context) -> None:
+    """Reveal every order at once (unsent ones pass), play the cards, then resolve in order."""
+    state = ctx.state
+    from .orders import stations_expected  # the expected set depends on orders' rules
+
+    for key in stations_expected(state):
+        if key not in state["orders"]:
+            ship_id, station_id = key.split("/", 1)
+            state["orders"][key] = {"ship": ship_id, "station": station_id, "action": "pass",
+                                    "cards": [], "value": 0, "by": "timeout"}
+    for order in state["orders"].values():
+        station = state["ships"][order["ship"]]["stations"][order["station"]]
+        for card_id in order["cards"]:
+            if card_id in station["hand"]:
+                discard(ctx, station, card_id)
+        order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
+    state["revealed"] = {"turn": state["turn"], "orders": dict(state["orders"]), "results": []}
+    clear_deadline(state)
+    ctx.emit("OrdersRevealed", f"Turn {state['turn']}: orders revealed.",
+             orders=[_public_order(state, o) for o in state["orders"].values()])
+    state["pending"] = {"hits": [], "next_step": 0}
+    run_steps(ctx)
+
+
+def _public_order(state: dict[str, Any], order: Order) -> dict[str, Any]:
+    ship = state["ships"][order["ship"]]
+    station = ship["stations"][order["station"]]
+    return {**order, "text": describe_order(state, ship, station, order)}
+
+
+def describe_order(state: dict[str, Any], ship: Ship, station: dict[str, Any], order: Order) -> str:
+    who = f"{role_label(station)} of {ship['name']}"
+    action = order["action"]
+    if action == "pass":
+        return f"{who} passed."
+    label = ACTIONS[action]["label"]
+    value = f" ({order['value']})" if ACTIONS[action]["kinds"] else ""
+    target = ""
+    if order.get("target"):
+        target = f" → {state['ships'][order['target']]['name']}"
+        if order.get("target_station"):
+            target += f" ({order['target_station']})"
+    elif order.get("target_station"):
+        target = f" → {order['target_station']}"
+    elif action == "manoeuvre":
+        target = f" → ({order['x']}, {order['y']})"
+    return f"{who}: {label}{value}{target}."
+
+
+def run_steps(ctx: Context) -> None:
+    """Run the remaining steps; stop (and keep the place) when damage waits for Engineering."""
+    pending = ctx.state["pending"]
+    while pending["next_step"] < len(RESOLVE_STEPS):
+        step, role = RESOLVE_STEPS[pending["next_step"]]
+        pending["next_step"] += 1
+        waiting = STEP_HANDLERS[step](ctx, _orders_of(ctx, role))
+        if waiting:
+            return
+    ctx.state["pending"] = None
+
+
+def _orders_of(ctx: Context, role: str | None) -> list[Order]:
+    if role is None:
+        return []
+    state = ctx.state
+    found = []
+    for order in state["orders"].values():
+        ship = state["ships"][order["ship"]]
+        station = ship["stations"][order["station"]]
+        if station["role"] == role and order["action"] != "pass" and not ship["destroyed"]:
+            found.append(order)
+    return found
+
+
+# --- Modifiers ---------------------------------------------------------------------------------
+
+
+def add_modifier(ctx: Context, ship: str, applies: str, value: int, reason: str,
+                 until: dict[str, Any] | None, station: str | None = None) -> dict[str, Any]:
+    modifier = {"id": ctx.next_id(), "ship": ship, "applies": applies, "station": station,
+                "value": value, "reason": reason, "until": until}
+    ctx.state["modifiers"].append(modifier)
+    return modifier
+
+
+def modifiers_for(ctx: Context, ship: str, applies: str,
+                  station: str | None = None) -> list[list[Any]]:
+    """[reason, value] pairs (lists, not tuples, so they survive a JSON round trip)."""
+    return [[m["reason"], m["value"]] for m in ctx.state["modifiers"]
+            if m["ship"] == ship and m["applies"] == applies
+            and (station is None or m["station"] == station)]
+
+
+def expire_modifiers(ctx: Context, step: str) -> None:
+    turn = ctx.state["turn"]
+    ctx.state["modifiers"] = [
+        m for m in ctx.state["modifiers"]
+        if not (m["until"] and m["until"]["step"] == step and m["until"]["turn"] <= turn)
+    ]
+
+
+def bonus_from(ctx: Context, value: int) -> int:
+    """Comms and Captain bonuses: the scenario's table, else the value halved, rounded up."""
+    table = ctx.state["settings"]["bonus_table"]
+    if table:
+        return int(table[min(value, len(table) - 1)])
+    return math.ceil(value / 2)
+
+
+def action_value(ctx: Context, order: Order) -> tuple[int, list[list[Any]]]:
+    """Cards played plus any Command or GM bonus given to that station this turn (G-TURN-1)."""
+    parts: list[list[Any]] = [["cards", int(order["value"])]]
+    parts += modifiers_for(ctx, order["ship"], "station", order["station"])
+    return sum(v for _, v in parts), parts
+
+
+def _this_turn(ctx: Context) -> dict[str, Any]:
+    return {"turn": ctx.state["turn"], "step": "end"}
+
+
+# --- Steps ---------------------------------------------------------------------------------------
+
+
+def step_command(ctx: Context, orders: list[Order]) -> bool:
+    for order in orders:
+        ship = ctx.state["ships"][order["ship"]]
+        value, _ = action_value(ctx, order)
+        bonus = bonus_from(ctx, value)
+        target = ship["stations"][order["target_station"]]
+        add_modifier(ctx, ship["id"], "station", bonus, "Command", _this_turn(ctx),
+                     station=target["id"])
+        ctx.emit("CommandGiven", f"The Captain of {ship['name']} drove {role_label(target)} on: "
+                 f"+{bonus} to its action this turn.", ship=ship["id"],
+                 station=target["id"], bonus=bonus)
+    return False
+
+
+def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
+    expire_modifiers(ctx, "manoeuvre")  # last turn's evasive ends here
+    for order in orders:
+        ship = ctx.state["ships"][order["ship"]]
+        value, _ = action_value(ctx, order)
+        if order["action"] == "evasive":
+            add_modifier(ctx, ship["id"], "defence", value, "evasive",
+                         {"turn": ctx.state["turn"] + 1, "step": "manoeuvre"})
+            ctx.emit("EvasiveManoeuvre", f"{ship['name']} jinked and weaved: +{value} Defence "
+                     "until its next manoeuvre.", ship=ship["id"], value=value)
+            continue
+        x, y = _towards(ship, order["x"], order["y"], value)
+        before = (ship["x"], ship["y"])
+        ship["x"], ship["y"] = x, y
+        ctx.emit("ShipMoved", f"{ship['name']} moved from {before} to {(x, y)}.",
+                 ship=ship["id"], **{"from": list(before), "to": [x, y]})
+    return False
+
+
+def _towards(ship: Ship, x: int, y: int, reach: int) -> tuple[int, int]:
+    """Move as far as the value allows towards the chosen square (a GM penalty can shorten it)."""
+    dx, dy = x - ship["x"], y - ship["y"]
+    steps = max(abs(dx), abs(dy))
+    if steps <= reach:
+        return x, y
+    reach = max(0, reach)
+    return (ship["x"] + max(-reach, min(reach, dx)), ship["y"] + max(-reach, min(reach, dy)))
+
+
+def step_ewar(ctx: Context, orders: list[Order]) -> bool:
+    for order in orders:
+        ship = ctx.state["ships"][order["ship"]]
+        value, _ = action_value(ctx, order)
+        bonus = bonus_from(ctx, value)
+        if order["action"] == "lock":
+            add_modifier(ctx, ship["id"], "attack", bonus, "lock", _this_turn(ctx))
+            ctx.emit("TargetLocked", f"{ship['name']} locked on: +{bonus} to its attacks this "
+                     "turn.", ship=ship["id"], bonus=bonus)
+        else:
+            target = ctx.state["ships"][order["target"]]
+            add_modifier(ctx, target["id"], "attack", -bonus, "jammed", _this_turn(ctx))
+            ctx.emit("ShipJammed", f"{ship['name']} jammed {target['name']}: −{bonus} to its "
+                     "attacks this turn.", ship=ship["id"], target=target["id"], penalty=bonus)
+    return False
+
+
+def step_repairs(ctx: Context, orders: list[Order]) -> bool:
+    for order in orders:
+        ship = ctx.state["ships"][order["ship"]]
+        shields = ship["shields"]
+        if order["action"] == "shields_up":
+            if health(shields) == 0:
+                ctx.emit("ShieldsFailedToRise", f"{ship['name']}'s shields are empty and could "
+                         "not be raised.", ship=ship["id"])
+            elif not shields["active"]:
+                shields["active"] = True
+                ctx.emit("ShieldsRaised", f"{ship['name']} raised its shields.", ship=ship["id"])
+            continue
+        if order["action"] == "shields_down":
+            if shields["active"]:
+                shields["active"] = False
+                ctx.emit("ShieldsLowered", f"{ship['name']} lowered its shields.", ship=ship["id"])
+            continue
+        repair(ctx, ship, order)
+    return False
+
+
+def repair(ctx: Context, ship: Ship, order: Order) -> None:
+    """G-REP-1: (value + repair bonus) − (3 + damage suffered this combat), within 0..damage."""
+    target_id = order["target_station"]
+    if target_id == "shields":
+        track = ship["shields"]
+        label = "the shield generator"
+        if track["active"]:  # G-SHD-4: the generator must be off to be worked on
+            track["active"] = False
+            ctx.emit("ShieldsLowered", f"{ship['name']}'s shields dropped for repairs.",
+                     ship=ship["id"])
+    else:
+        track = ship["stations"][target_id]
+        label = role_label(track)
+    value, parts = action_value(ctx, order)
+    repair_mods = modifiers_for(ctx, ship["id"], "repair")
+    parts += repair_mods
+    total = value + sum(v for _, v in repair_mods)
+    difficulty = 3 + track["suffered"]
+    restored = max(0, min(track["damage"], total - difficulty))
+    old_limit = hand_limit(track) if target_id != "shields" else 0
+    track["damage"] -= restored
+    shown = " + ".join(f"{name} {v}" for name, v in parts)
+    text = (f"Engineering of {ship['name']} repaired {label}: {shown} − (3 + {track['suffered']} "
+            f"suffered) = {total - difficulty} → {restored} restored.")
+    ctx.emit("RepairResolved", text, ship=ship["id"], station=target_id, value=total,
+             difficulty=difficulty, restored=restored, health=health(track))
+    if target_id != "shields" and restored and manned(ctx.state, track):
+        gained = hand_limit(track) - old_limit
+        if gained > 0:  # G-REP-2: a larger limit is filled at once
+            draw_up(ctx, ship, track, most=gained)
+
+
+def step_attacks(ctx: Context, orders: list[Order]) -> bool:
+    for order in orders:
+        attack(ctx, order)
+    return False
+
+
+def attack(ctx: Context, order: Order) -> None:
+    """G-HIT-1..4: one roll per attack; every weapon in range deals its damage on a hit."""
+    state = ctx.state
+    ship = state["ships"][order["ship"]]
+    target = state["ships"][order["target"]]
+    station = ship["stations"][order["station"]]
+    who = f"{role_label(station)} of {ship['name']}"
+    if target["destroyed"]:
+        ctx.emit("AttackCancelled", f"{who} held fire: {target['name']} is already destroyed.",
+                 ship=ship["id"], target=target["id"])
+        return
+    squares = distance(ship, target)
+    band = range_band_for(squares)
+    weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
+    in_range = [w for w in weapons
+                if band is not None and band_index(w["max_range"]) >= band_index(band.id)]
+    names = ", ".join(w["name"] for w in weapons)
+    if not in_range:  # G-HIT-3: no roll at all
+        ctx.emit("AttackResolved", f"{who} fired {names} at {target['name']}: {squares} squares "
+                 "is beyond their range: miss.", ship=ship["id"], station=station["id"],
+                 target=target["id"], hit=False, out_of_range=True, distance=squares, roll=None)
+        return
+    assert band is not None
+    value, value_parts = action_value(ctx, order)
+    attack_mods = modifiers_for(ctx, ship["id"], "attack")
+    defence_mods = modifiers_for(ctx, target["id"], "defence")
+    roll = ctx.dice.roll(6)
+    defence = target["defence"]
+    score = value + sum(v for _, v in attack_mods) + roll - (defence + sum(v for _, v in defence_mods))
+    hit = score >= band.to_hit
+    damage = sum(w["damage"] for w in in_range) if hit else 0
+    aimed = order.get("target_station")
+    if aimed and target["shields"]["active"]:
+        aimed = None  # G-SHD-1: shields raised this turn protect the stations
+    left_out = [w["name"] for w in weapons if w not in in_range]
+    text = (f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
+            f"{' (' + aimed + ')' if aimed else ''}: "
+            f"{_breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
+            f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {squares} sq): "
+            f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}.")
+    if left_out:
+        text += f" Out of range: {', '.join(left_out)}."
+    ctx.emit("AttackResolved", text, ship=ship["id"], station=station["id"], target=target["id"],
+             target_station=aimed, hit=hit, out_of_range=False, distance=squares, band=band.id,
+             needed=band.to_hit, roll=roll, score=score, damage=damage, purpose="to hit",
+             breakdown={"value": value_parts, "attack": attack_mods, "d6": roll,
+                        "defence": defence, "defending": defence_mods})
+    if hit:
+        ctx.state["pending"]["hits"].append({"attacker": ship["id"], "target": target["id"],
+                                             "damage": damage, "target_station": aimed,
+                                             "cause": f"{ship['name']}'s attack"})
+
+
+def _breakdown(parts: list[list[Any]], roll: int, defence: int,
+               defending: list[list[Any]]) -> str:
+    text = " ".join(_term(i, name, v) for i, (name, v) in enumerate(parts))
+    text += f" + d6 {roll} − (Defence {defence}"
+    text += "".join(f" {'+' if v >= 0 else '−'} {name} {abs(v)}" for name, v in defending)
+    return text + ")"
+
+
+def _term(index: int, name: str, value: int) -> str:
+    if index == 0:
+        return f"{name} {value}"
+    return f"{'+' if value >= 0 else '−'} {name} {abs(value)}"
+
+
+def step_damage(ctx: Context, orders: list[Order]) -> bool:
+    """G-DMG-1/3 per hit, then Hull damage per ship, waiting for Engineering where it may divert."""
+    state = ctx.state
+    hull_damage: dict[str, int] = {}
+    for hit in state["pending"]["hits"]:
+        target = state["ships"][hit["target"]]
+        if target["destroyed"]:
+            continue
+        points = hit["damage"]
+        if target["shields"]["active"]:
+            points -= damage_shields(ctx, target, points, hit["cause"])
+        if points <= 0:
+            continue
+        if hit["target_station"] and not target["shields"]["active"]:
+            share = math.ceil(points / 2)
+            damage_station(ctx, target, target["stations"][hit["target_station"]], share,
+                           hit["cause"])
+            points -= share
+        if "syshit" in state["modules"]:
+            points -= _system_hit(ctx, target, points, hit["cause"])
+        if points > 0:
+            hull_damage[target["id"]] = hull_damage.get(target["id"], 0) + points
+    prompts: dict[str, dict[str, Any]] = {}
+    for ship_id, points in hull_damage.items():
+        ship = state["ships"][ship_id]
+        engineering = first_station(ship, "engineering")
+        random_allocation = {"starmada", "syshit"} & set(state["modules"])
+        if points >= 2 and engineering and manned(state, engineering) and not random_allocation:
+            prompts[ship_id] = {"hull_damage": points, "answered": False, "allocations": {}}
+        else:
+            damage_hull(ctx, ship, points, "enemy fire")
+    if not prompts:
+        return False
+    seconds = int(state["settings"]["allocation_seconds"])
+    state["allocation"] = {"ships": prompts}
+    state["phase"] = "allocation"
+    set_deadline(state, "allocation", ctx.now + seconds)
+    for ship_id, prompt in prompts.items():
+        ctx.emit("AllocationRequested", f"Engineering of {state['ships'][ship_id]['name']} may "
+                 f"divert {prompt['hull_damage'] - 1} of {prompt['hull_damage']} Hull damage "
+                 f"({seconds} s).", ship=ship_id, hull_damage=prompt["hull_damage"],
+                 deadline=ctx.now + seconds)
+    return True
+
+
+def _system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+    """M-SYSHIT: a d20 on the scenario's table picks the system; a station hit takes half the
+    Hull damage (rounded down), and at least 1 point always stays on the Hull."""
+    roll = ctx.dice.roll(20)
+    system = next((name for low, high, name in ctx.state["settings"]["hit_table"]
+                   if low <= roll <= high), "hull")
+    station = first_station(ship, system) if system != "hull" else None
+    share = points // 2 if station is not None else 0
+    ctx.emit("SystemHitRolled", f"System hit on {ship['name']}: d20 {roll} → {system}"
+             f"{f', {share} damage diverted there' if share else ''}.", ship=ship["id"],
+             purpose="system hit", roll=roll, system=system, points=share)
+    if share and station is not None:
+        damage_station(ctx, ship, station, share, cause)
+    return share
+
+
+def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str | None) -> None:
+    """G-DMG-4: Engineering (or the GM) routes part of the Hull damage; 1 point stays on the Hull."""
+    state = ctx.state
+    prompt = (state["allocation"] or {}).get("ships", {}).get(ship_id)
+    if prompt is None or prompt["answered"]:
+        raise refuse("NO_ALLOCATION_PENDING", "There is no damage waiting to be allocated there.")
+    ship = state["ships"][ship_id]
+    if seat is not None:
+        engineering = first_station(ship, "engineering")
+        crew = engineering["crew"] if engineering else None
+        if crew is None or crew["seat"] != seat:
+            raise refuse("NOT_YOUR_STATION", "Only this ship's Engineering can divert its damage.")
+    total = 0
+    for station_id, points in allocations.items():
+        if station_id not in ship["stations"]:
+            raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
+        if points < 0:
+            raise refuse("BAD_ALLOCATION", "Damage diverted to a station cannot be negative.")
+        if points > health(ship["stations"][station_id]):
+            raise refuse("BAD_ALLOCATION", f"{role_label(ship['stations'][station_id])} has only "
+                         f"{health(ship['stations'][station_id])} health left to take damage.")
+        total += points
+    if total > prompt["hull_damage"] - 1:
+        raise refuse("HULL_MUST_TAKE_ONE", f"At most {prompt['hull_damage'] - 1} of "
+                     f"{prompt['hull_damage']} damage can be diverted: 1 stays on the Hull.")
+    prompt["answered"] = True
+    prompt["allocations"] = {k: v for k, v in allocations.items() if v}
+    ctx.emit("DamageAllocated", f"Engineering of {ship['name']} diverted {total} damage"
+             f"{' to ' + ', '.join(prompt['allocations']) if total else ''}.", ship=ship_id,
+             allocations=prompt["allocations"])
+    if all(p["answered"] for p in state["allocation"]["ships"].values()):
+        finish_allocation(ctx)
+
+
+def finish_allocation(ctx: Context) -> None:
+    """Apply every answered (or expired) allocation, then carry on with the turn's last steps."""
+    state = ctx.state
+    for ship_id, prompt in state["allocation"]["ships"].items():
+        ship = state["ships"][ship_id]
+        if not prompt["answered"]:
+            ctx.emit("AllocationExpired", f"No word from Engineering of {ship['name']}: all "
+                     "damage goes to the Hull.", ship=ship_id)
+        diverted = 0
+        for station_id, points in prompt["allocations"].items():
+            diverted += damage_station(ctx, ship, ship["stations"][station_id], points,
+                                       "diverted Hull damage")
+        damage_hull(ctx, ship, prompt["hull_damage"] - diverted, "enemy fire")
+    state["allocation"] = None
+    clear_deadline(state)
+    run_steps(ctx)
+
+
+def step_effects(ctx: Context, orders: list[Order]) -> bool:
+    """End of turn: orders are spent, this turn's bonuses lapse, the summary is recorded."""
+    state = ctx.state
+    expire_modifiers(ctx, "end")
+    summary = []
+    for ship in state["ships"].values():
+        shields = ship["shields"]
+        summary.append({"ship": ship["id"], "hull": health(ship["hull"]),
+                        "shields": health(shields), "shields_active": shields["active"],
+                        "destroyed": ship["destroyed"],
+                        "stations": {s["id"]: health(s) for s in ship["stations"].values()}})
+    state["orders"] = {}
+    state["phase"] = "turn_end"
+    ctx.emit("TurnResolved", f"Turn {state['turn']} resolved.", summary=summary)
+    return False
+
+
+STEP_HANDLERS: dict[str, Callable[[Context, list[Order]], bool]] = {
+    "command": step_command, "manoeuvre": step_manoeuvre, "ewar": step_ewar,
+    "repairs": step_repairs, "attacks": step_attacks, "damage": step_damage,
+    "effects": step_effects,
+}

@@ -1,0 +1,176 @@
+"""The game state: plain JSON-able data built from a scenario, and small readers over it.
+
+Tracks store damage, not health, so a red box is "filled" exactly when damage reaches its number.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .content import Catalogue, Scenario
+from .errors import refuse
+from .rng import Dice, new_rng
+
+SCHEMA = 1
+Ship = dict[str, Any]
+Station = dict[str, Any]
+State = dict[str, Any]
+
+
+def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
+    """A fresh game in Downtime, with decks shuffled by the game's own generator."""
+    cards: dict[str, dict[str, Any]] = {}
+    ships: dict[str, Ship] = {}
+    for placement in scenario.ships:
+        cls = catalogue.ships[placement.ship_class]
+        stations: dict[str, Station] = {}
+        for spec in cls.stations:
+            deck = catalogue.decks[spec.deck]
+            for card in deck.cards:
+                cards[card.id] = _card_data(card)
+            stations[spec.id] = {
+                "id": spec.id, "role": spec.role, "boxes": spec.track.boxes,
+                "red": list(spec.track.red), "damage": 0, "suffered": 0,
+                "deck": deck.id, "draw": [c.id for c in deck.cards], "discard": [], "hand": [],
+                "crew": None,
+            }
+        ships[placement.id] = {
+            "id": placement.id, "name": placement.name, "class": cls.id, "class_name": cls.name,
+            "crew": placement.crew, "side": placement.side, "x": placement.x, "y": placement.y,
+            "hull_size": cls.hull_size, "defence": cls.defence, "systems": cls.systems,
+            "hull": {"boxes": cls.hull.boxes, "red": list(cls.hull.red), "damage": 0},
+            "shields": {
+                "boxes": cls.shields.boxes, "red": list(cls.shields.red), "damage": 0,
+                "suffered": 0,
+                "active": bool(placement.shields_active and cls.shields.boxes > 0),
+            },
+            "stations": stations,
+            "weapons": [dataclasses.asdict(w) for w in cls.weapons],
+            "destroyed": False,
+            "starmada": {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0},
+        }
+    characters: dict[str, dict[str, Any]] = {}
+    for ch in catalogue.characters.values():
+        for card in ch.skill_cards:
+            cards[card.id] = _card_data(card, owner=ch.id)
+        characters[ch.id] = {
+            "id": ch.id, "name": ch.name, "armour": ch.armour, "medicine": ch.medicine,
+            "blurb": ch.blurb,
+            "strength": {"max": ch.strength, "value": ch.strength},
+            "dexterity": {"max": ch.dexterity, "value": ch.dexterity},
+            "endurance": {"max": ch.endurance, "value": ch.endurance},
+            "status": "healthy",
+            "draw": [c.id for c in ch.skill_cards], "discard": [],
+        }
+    settings = dataclasses.asdict(scenario.settings)
+    settings["bonus_table"] = list(settings["bonus_table"])
+    settings["hit_table"] = [list(row) for row in settings["hit_table"]]
+    state: State = {
+        "schema": SCHEMA,
+        "scenario": {"id": scenario.id, "name": scenario.name, "description": scenario.description},
+        "modules": sorted(scenario.modules),
+        "settings": settings,
+        "rng": new_rng(seed),
+        "turn": 0,
+        "combat": 0,
+        "phase": "downtime",
+        "deadline": None,
+        "paused": None,
+        "ships": ships,
+        "characters": characters,
+        "cards": cards,
+        "orders": {},
+        "revealed": None,
+        "modifiers": [],
+        "allocation": None,
+        "pending": None,
+        "log": [],
+        "messages": [],
+        "red_alert": False,
+        "undo": None,
+        "next_id": 1,
+    }
+    dice = Dice(state["rng"])
+    for ship in ships.values():
+        for station in ship["stations"].values():
+            dice.shuffle(station["draw"])
+    for ch in characters.values():
+        dice.shuffle(ch["draw"])
+    return state
+
+
+def _card_data(card: Any, owner: str | None = None) -> dict[str, Any]:
+    return {"id": card.id, "name": card.name, "value": card.value, "kind": card.kind,
+            "effect": card.effect, "source": card.source, "owner": owner}
+
+
+# --- Readers ------------------------------------------------------------------------------------
+
+
+def get_ship(state: State, ship_id: Any) -> Ship:
+    ship = state["ships"].get(ship_id) if isinstance(ship_id, str) else None
+    if ship is None:
+        raise refuse("NO_SUCH_SHIP", f"There is no ship called {ship_id!r} in this game.")
+    return ship
+
+
+def get_station(ship: Ship, station_id: Any) -> Station:
+    station = ship["stations"].get(station_id) if isinstance(station_id, str) else None
+    if station is None:
+        raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
+    return station
+
+
+def get_character(state: State, character_id: Any) -> dict[str, Any]:
+    ch = state["characters"].get(character_id) if isinstance(character_id, str) else None
+    if ch is None:
+        raise refuse("NO_SUCH_CHARACTER", f"There is no character called {character_id!r}.")
+    return ch
+
+
+def station_key(ship: Ship, station: Station) -> str:
+    return f"{ship['id']}/{station['id']}"
+
+
+def health(track: dict[str, Any]) -> int:
+    return int(track["boxes"] - track["damage"])
+
+
+def hand_limit(station: Station) -> int:
+    """G-CARD-2: the station's health; G-DMG-8: Engineering never drops below 1."""
+    limit = health(station)
+    return max(1, limit) if station["role"] == "engineering" else limit
+
+
+def operational(station: Station) -> bool:
+    return health(station) > 0
+
+
+def manned(state: State, station: Station) -> bool:
+    """G-CREW-3: a station whose character is unconscious or dead counts as unmanned."""
+    crew = station["crew"]
+    if crew is None:
+        return False
+    character = crew.get("character")
+    if character is None:
+        return True
+    return state["characters"][character]["status"] not in ("unconscious", "dead")
+
+
+def distance(a: Ship, b: Ship) -> int:
+    """G-MAP-1: squares on the grid, the larger of the two axis differences."""
+    return max(abs(a["x"] - b["x"]), abs(a["y"] - b["y"]))
+
+
+def seat_station(state: State, seat: str) -> tuple[Ship, Station] | None:
+    for ship in state["ships"].values():
+        for station in ship["stations"].values():
+            crew = station["crew"]
+            if crew is not None and crew["seat"] == seat:
+                return ship, station
+    return None
+
+
+def role_label(station: Station) -> str:
+    return str(station["role"]).capitalize() if station["id"] == station["role"] else station["id"]

@@ -1,0 +1,200 @@
+"""The only ways state leaves the engine: one view per audience, with every secret stripped.
+
+A station sees its own hand and its own unrevealed order, nobody else's; the display sees
+nothing hidden; the GM sees everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .content import RANGE_BANDS, range_band_for
+from .crew import CHARACTERISTICS
+from .phases import ACTIONS, PHASES, actions_for
+from .state import (State, distance, hand_limit, health, manned, operational, role_label,
+                    seat_station, station_key)
+
+View = dict[str, Any]
+Viewer = Any  # "gm" | "display" | ("seat", seat_id)
+
+
+def _game(state: State) -> View:
+    return {
+        "scenario": state["scenario"], "turn": state["turn"], "combat": state["combat"],
+        "phase": state["phase"], "phase_label": PHASES[state["phase"]]["label"],
+        "deadline": state["deadline"], "paused": state["paused"], "red_alert": state["red_alert"],
+        "modules": list(state["modules"]),
+        "map": {"width": state["settings"]["map_width"], "height": state["settings"]["map_height"]},
+    }
+
+
+def _track(track: dict[str, Any]) -> View:
+    return {"boxes": track["boxes"], "damage": track["damage"], "health": health(track),
+            "red": list(track["red"])}
+
+
+def _ships(state: State) -> list[View]:
+    ships = []
+    for ship in state["ships"].values():
+        stations = []
+        for st in ship["stations"].values():
+            crew = st["crew"]
+            stations.append({
+                "id": st["id"], "role": st["role"], "label": role_label(st), **_track(st),
+                "hand_limit": hand_limit(st), "operational": operational(st),
+                "manned": manned(state, st), "crew": crew["name"] if crew else None,
+                "character": crew.get("character") if crew else None,
+                "ready": station_key(ship, st) in state["orders"],
+            })
+        shields = ship["shields"]
+        ships.append({
+            "id": ship["id"], "name": ship["name"], "class_name": ship["class_name"],
+            "crew": ship["crew"], "side": ship["side"], "x": ship["x"], "y": ship["y"],
+            "defence": ship["defence"], "destroyed": ship["destroyed"],
+            "hull": _track(ship["hull"]),
+            "shields": {**_track(shields), "active": shields["active"]},
+            "stations": stations,
+            "weapons": [dict(w) for w in ship["weapons"]],
+        })
+    return ships
+
+
+def _distances(state: State) -> list[View]:
+    ships = [s for s in state["ships"].values()]
+    out = []
+    for i, a in enumerate(ships):
+        for b in ships[i + 1:]:
+            squares = distance(a, b)
+            band = range_band_for(squares)
+            out.append({"a": a["id"], "b": b["id"], "squares": squares,
+                        "band": band.label if band else "Out of range"})
+    return out
+
+
+def _revealed(state: State) -> View | None:
+    """Orders are public only once revealed; during Orders this is the previous turn's reveal."""
+    revealed = state["revealed"]
+    if revealed is None:
+        return None
+    from .resolve import describe_order
+
+    orders = []
+    for order in revealed["orders"].values():
+        ship = state["ships"][order["ship"]]
+        station = ship["stations"][order["station"]]
+        orders.append({**order, "text": describe_order(state, ship, station, order)})
+    return {"turn": revealed["turn"], "orders": orders,
+            "results": [public_event(e) for e in revealed["results"]]}
+
+
+def public_event(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if k not in ("secret", "secret_for")}
+
+
+def _cards(state: State, ids: list[str]) -> list[View]:
+    return [dict(state["cards"][c]) for c in ids]
+
+
+def _common(state: State) -> View:
+    return {
+        "game": _game(state), "ships": _ships(state), "distances": _distances(state),
+        "revealed": _revealed(state), "log": list(state["log"]),
+        "range_bands": [{"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}",
+                         "to_hit": b.to_hit} for b in RANGE_BANDS],
+    }
+
+
+def display_view(state: State) -> View:
+    view = _common(state)
+    view["viewer"] = {"role": "display"}
+    view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
+    return view
+
+
+def _character(state: State, character_id: str | None) -> View | None:
+    if character_id is None:
+        return None
+    ch = state["characters"][character_id]
+    return {"id": ch["id"], "name": ch["name"], "armour": ch["armour"], "status": ch["status"],
+            "medicine": ch["medicine"],
+            **{c: dict(ch[c]) for c in CHARACTERISTICS}}
+
+
+def station_view(state: State, seat: str) -> View:
+    view = _common(state)
+    view["viewer"] = {"role": "seat", "seat": seat}
+    found = seat_station(state, seat)
+    if found is None:
+        view["me"] = None
+        view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
+        return view
+    ship, station = found
+    key = station_key(ship, station)
+    order = state["orders"].get(key)
+    allocation = None
+    if state["allocation"] and station["role"] == "engineering":
+        prompt = state["allocation"]["ships"].get(ship["id"])
+        if prompt is not None:
+            allocation = {**prompt, "deadline": state["deadline"]}
+    down = None
+    if not operational(station):
+        down = ("Engineering is at zero: you may only repair Engineering."
+                if station["role"] == "engineering"
+                else "Your station is at zero health: no cards until Engineering repairs it.")
+    elif not manned(state, station):
+        down = "Your character is unconscious: the station is unmanned until first aid."
+    if ship["destroyed"]:
+        down = f"{ship['name']} has been destroyed."
+    view["me"] = {
+        "ship": ship["id"], "ship_name": ship["name"], "station": station["id"],
+        "role": station["role"], "label": role_label(station), "name": station["crew"]["name"],
+        "character": _character(state, station["crew"].get("character")),
+        "hand": _cards(state, station["hand"]), "hand_limit": hand_limit(station),
+        "health": health(station), "boxes": station["boxes"],
+        "operational": operational(station), "down": down,
+        "actions": [{"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
+                    for a in actions_for(station["role"])],
+        "order": order, "allocation": allocation,
+    }
+    view["messages"] = [m for m in state["messages"]
+                        if m["to"] in ("all", ship["id"], key)]
+    return view
+
+
+def gm_view(state: State) -> View:
+    view = _common(state)
+    view["viewer"] = {"role": "gm"}
+    view["hands"] = {
+        station_key(ship, st): _cards(state, st["hand"])
+        for ship in state["ships"].values() for st in ship["stations"].values()
+    }
+    view["orders"] = dict(state["orders"])
+    view["characters"] = [_character(state, cid) for cid in state["characters"]]
+    view["modifiers"] = list(state["modifiers"])
+    view["allocation"] = state["allocation"]
+    view["can_undo"] = bool(state["undo"] and state["undo"]["turn"] == state["turn"])
+    view["settings"] = dict(state["settings"])
+    view["messages"] = list(state["messages"])
+    return view
+
+
+def event_view(state: State, event: dict[str, Any], viewer: Viewer) -> dict[str, Any] | None:
+    """An event as one viewer may see it: secrets only for their owner and the GM.
+
+    Returns None for a private event that says nothing to this viewer (e.g. another station's
+    message).
+    """
+    if viewer == "gm":
+        return event
+    owner = event.get("secret_for")
+    if owner is None:
+        return event
+    if isinstance(viewer, tuple) and viewer[0] == "seat":
+        found = seat_station(state, viewer[1])
+        if found is not None:
+            ship, station = found
+            if owner in (station_key(ship, station), ship["id"]):
+                return event
+    if not event.get("text"):
+        return None
+    return public_event(event)
