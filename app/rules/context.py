@@ -25,12 +25,13 @@ class Context:
             event["secret_for"] = secret_for
             event["secret"] = secret
         self.events.append(event)
+        # The log and the reveal are replaced, never changed in place, so states can share them.
         revealed = self.state["revealed"]
         if self.state["pending"] is not None and revealed is not None and secret is None:
-            revealed["results"].append(event)  # what the reveal screens show for this turn
+            self.state["revealed"] = {**revealed, "results": [*revealed["results"], event]}
         if log and text:
-            self.state["log"].append({"turn": self.state["turn"], "type": type_, "text": text})
-            del self.state["log"][:-LOG_LENGTH]
+            entry = {"turn": self.state["turn"], "type": type_, "text": text}
+            self.state["log"] = [*self.state["log"][-(LOG_LENGTH - 1):], entry]
         return event
 
     def next_id(self) -> int:

@@ -22,8 +22,9 @@ from .state import State
 Events = list[dict[str, Any]]
 
 
-# Parts of the state the engine never changes in place: a new state may share them.
-SHARED = ("cards", "undo")
+# Parts of the state the engine never changes in place (it replaces them whole), so a new state
+# may share them with the old one instead of copying.
+SHARED = ("cards", "undo", "log", "revealed")
 
 
 def clone(state: State) -> State:
