@@ -10,6 +10,7 @@ from .content import band_index, range_band_for
 from .context import Context
 from .damage import damage_hull, damage_shields, damage_station, first_station
 from .errors import refuse
+from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import Ship, distance, hand_limit, health, manned, role_label
 from .timing import clear_deadline, set_deadline
@@ -20,8 +21,6 @@ Order = dict[str, Any]
 def reveal_and_resolve(ctx: Context) -> None:
     """Reveal every order at once (unsent ones pass), play the cards, then resolve in order."""
     state = ctx.state
-    from .orders import stations_expected  # the expected set depends on orders' rules
-
     for key in stations_expected(state):
         if key not in state["orders"]:
             ship_id, station_id = key.split("/", 1)

@@ -11,6 +11,7 @@ from typing import Any
 from .content import RANGE_BANDS, range_band_for
 from .crew import CHARACTERISTICS
 from .phases import ACTIONS, PHASES, actions_for
+from .resolve import describe_order
 from .state import (State, distance, hand_limit, health, manned, operational, role_label,
                     seat_station, station_key)
 
@@ -76,8 +77,6 @@ def _revealed(state: State) -> View | None:
     revealed = state["revealed"]
     if revealed is None:
         return None
-    from .resolve import describe_order
-
     orders = []
     for order in revealed["orders"].values():
         ship = state["ships"][order["ship"]]

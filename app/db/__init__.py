@@ -1,0 +1,1 @@
+"""Persistence: the tables, the embedded PostgreSQL, engines and sessions, migrations."""

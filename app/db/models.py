@@ -1,0 +1,122 @@
+"""The tables. A game's whole state is one JSONB document; events are its append-only history."""
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    MetaData,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+JSON = dict[str, Any]
+
+
+class Base(DeclarativeBase):
+    # Stable constraint names, so Alembic can find and drop them in later migrations.
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+            "ck": "ck_%(table_name)s_%(constraint_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+    type_annotation_map = {  # noqa: RUF012 - the name and shape SQLAlchemy expects
+        JSON: JSONB,
+        datetime: DateTime(timezone=True),
+        str: Text,
+    }
+
+
+def _created_at() -> Mapped[datetime]:
+    return mapped_column(server_default=func.now())
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    join_code: Mapped[str] = mapped_column(unique=True)  # short uppercase code, e.g. "K7QF"
+    scenario: Mapped[str]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    # Bumped by every applied command; a client holding an older version is behind.
+    version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
+    state: Mapped[JSON]
+    gm_token_hash: Mapped[str]
+    created_at: Mapped[datetime] = _created_at()
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    # The next clock-driven command (orders or allocation timing out); deadline_version makes a
+    # timer that fires after the game moved on a no-op.
+    deadline_at: Mapped[datetime | None]
+    deadline_kind: Mapped[str | None]
+    deadline_version: Mapped[int | None]
+
+
+class Event(Base):
+    __tablename__ = "events"
+    # Clients catch up with "events of this game after version v, in order": this constraint's
+    # index serves that and every lookup by game_id, so game_id needs no index of its own.
+    __table_args__ = (UniqueConstraint("game_id", "version", "seq"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    game_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    version: Mapped[int]  # the game version this event's command produced
+    seq: Mapped[int]  # order within that version
+    type: Mapped[str]
+    data: Mapped[JSON]
+    created_at: Mapped[datetime] = _created_at()
+
+
+class Seat(Base):
+    """A phone's claim on one station of one ship; the phone holds the token, we keep its hash."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        # A revoked seat frees its station for someone else.
+        Index(
+            "uq_seats_game_id_ship_station_active",
+            "game_id",
+            "ship",
+            "station",
+            unique=True,
+            postgresql_where=text("revoked_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    game_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(unique=True)
+    ship: Mapped[str]
+    station: Mapped[str]
+    name: Mapped[str]
+    character: Mapped[str | None]
+    created_at: Mapped[datetime] = _created_at()
+    last_seen_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+
+
+class AppliedCommand(Base):
+    """Remembers each command id once, so a phone that retries a request does not act twice."""
+
+    __tablename__ = "applied_commands"
+
+    game_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    command_id: Mapped[str] = mapped_column(primary_key=True)
+    version: Mapped[int]
+    result: Mapped[JSON]
+    created_at: Mapped[datetime] = _created_at()

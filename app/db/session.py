@@ -1,0 +1,31 @@
+"""Engines and session factories, and where the database is (DATABASE_URL or the embedded one)."""
+
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from app.settings import Settings, get_settings
+
+
+def database_url(settings: Settings | None = None) -> str:
+    """The async URL to use: DATABASE_URL if set, else the embedded server (started if needed)."""
+    settings = settings or get_settings()
+    if settings.database_url:
+        return settings.database_url
+    from app.db.embedded import embedded_database_url  # pgserver only when it is needed
+
+    return embedded_database_url(settings.data_dir)
+
+
+def create_engine(url: str, **kwargs: object) -> AsyncEngine:
+    # pool_pre_ping: the embedded server may have been restarted under a long-running process.
+    options: dict[str, object] = {"pool_pre_ping": True, **kwargs}
+    return create_async_engine(url, **options)
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    # expire_on_commit=False: objects stay readable after commit, when the service pushes updates.
+    return async_sessionmaker(engine, expire_on_commit=False)

@@ -1,0 +1,79 @@
+"""Server settings, read once from the environment (prefix BRIDGECREW_, plus plain DATABASE_URL)."""
+
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from typing import Self
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BRIDGECREW_", populate_by_name=True)
+
+    # Plain DATABASE_URL because that is what hosting platforms and docker-compose set. When it is
+    # unset, the server starts its own PostgreSQL under data_dir (see app.db.embedded).
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    data_dir: Path = Path("./data")
+    host: str = "0.0.0.0"  # noqa: S104 - phones on the venue's network must reach the server
+    port: int = 8000
+    # Signs seat and GM cookies. Empty means: use the key persisted in data_dir/secret_key.
+    secret_key: str = Field(default="", repr=False)
+    # Where phones reach the server, e.g. "https://bridge.example.org". Unset: the LAN address.
+    public_base_url: str | None = None
+    # A phone sends small forms; anything bigger is a mistake or an attack.
+    max_body_bytes: int = 64 * 1024
+    ws_max_frame_bytes: int = 64 * 1024
+
+    @field_validator("database_url")
+    @classmethod
+    def _use_asyncpg(cls, url: str | None) -> str | None:
+        return asyncpg_url(url) if url else None
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _strip_slash(cls, url: str | None) -> str | None:
+        return url.rstrip("/") if url else None
+
+    @model_validator(mode="after")
+    def _persist_secret_key(self) -> Self:
+        if not self.secret_key:
+            self.secret_key = load_or_create_secret_key(self.data_dir / "secret_key")
+        return self
+
+
+def asyncpg_url(url: str) -> str:
+    """Platforms hand out postgres:// or postgresql:// URLs; the app talks through asyncpg only."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url.removeprefix(prefix)
+    return url
+
+
+def load_or_create_secret_key(path: Path) -> str:
+    """Read the key at path, creating it first if needed, so cookies survive a restart.
+
+    Several worker processes may start at once: the key is written to a private temporary file and
+    linked into place, which fails if another process won the race; everyone then reads the winner.
+    """
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(48))
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink()
+    return path.read_text().strip()
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,123 @@
+"""Fixtures for tests against a real PostgreSQL (never SQLite, never mocks).
+
+TEST_DATABASE_URL, when set, names a server to use (any database on it; the role must be allowed to
+create databases). Otherwise one embedded server runs for the whole session in a temporary dir.
+Migrations run once into a template database; each test that asks for `db_url` gets a fresh copy.
+
+The session fixtures are synchronous on purpose: pytest-asyncio gives every test its own event
+loop, and nothing async may outlive one loop.
+"""
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from sqlalchemy import make_url, pool, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+
+from app.db.migrate import upgrade
+from app.db.session import create_engine, create_session_factory
+from app.settings import asyncpg_url
+
+
+def run_in_thread(fn: Callable[..., None], *args: Any) -> None:
+    """Run blocking setup that uses asyncio.run in a worker thread, so the main thread's event loop
+    state, which pytest-asyncio manages, is never touched."""
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        worker.submit(fn, *args).result()
+
+
+def with_database(url: str, database: str) -> str:
+    return make_url(url).set(database=database).render_as_string(hide_password=False)
+
+
+def admin_sql(server_url: str, *statements: str) -> None:
+    """Run statements that cannot be in a transaction (CREATE/DROP DATABASE)."""
+
+    async def go() -> None:
+        engine = create_async_engine(
+            server_url, isolation_level="AUTOCOMMIT", poolclass=pool.NullPool
+        )
+        try:
+            async with engine.connect() as conn:
+                for statement in statements:
+                    await conn.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    run_in_thread(asyncio.run, go())
+
+
+@pytest.fixture(scope="session")
+def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Async URL of the server's maintenance database ("postgres" for the embedded server)."""
+    given = os.environ.get("TEST_DATABASE_URL")
+    if given:
+        yield asyncpg_url(given)
+        return
+    from app.db.embedded import start_embedded
+
+    server = start_embedded(tmp_path_factory.mktemp("pg") / "pgdata", database="postgres")
+    url = server.url("postgres")
+    # Test data is thrown away: durability only costs time on a 2-core machine.
+    admin_sql(
+        url,
+        "ALTER SYSTEM SET fsync = off",
+        "ALTER SYSTEM SET synchronous_commit = off",
+        "ALTER SYSTEM SET full_page_writes = off",
+        "SELECT pg_reload_conf()",
+    )
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def template_db_url(pg_server_url: str) -> Iterator[str]:
+    """A database migrated to head, never used directly: tests get copies of it."""
+    name = f"bc_template_{uuid.uuid4().hex[:12]}"
+    admin_sql(pg_server_url, f'CREATE DATABASE "{name}"')
+    url = with_database(pg_server_url, name)
+    try:
+        run_in_thread(upgrade, url)
+        yield url
+    finally:
+        admin_sql(pg_server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def db_url(pg_server_url: str, template_db_url: str) -> Iterator[str]:
+    """Async URL of a fresh, migrated database for this test alone; dropped afterwards."""
+    template = make_url(template_db_url).database
+    name = f"bc_test_{uuid.uuid4().hex[:12]}"
+    admin_sql(pg_server_url, f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    try:
+        yield with_database(pg_server_url, name)
+    finally:
+        admin_sql(pg_server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def empty_db_url(pg_server_url: str) -> Iterator[str]:
+    """Async URL of a fresh database with no tables (for migration tests)."""
+    name = f"bc_empty_{uuid.uuid4().hex[:12]}"
+    admin_sql(pg_server_url, f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(pg_server_url, name)
+    finally:
+        admin_sql(pg_server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def session_factory(db_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    """Sessions on this test's database, bound to this test's event loop."""
+    engine = create_engine(db_url)
+    try:
+        yield create_session_factory(engine)
+    finally:
+        await engine.dispose()
