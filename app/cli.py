@@ -3,8 +3,10 @@
 import asyncio
 import importlib
 import inspect
+import json
 import logging
 import os
+import pathlib
 import socket
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -57,6 +59,58 @@ def demo() -> None:
     prepare_database(settings)
     links = call_service("create_demo_game")
     typer.echo(format_urls(base_url(settings, settings.port), links))
+
+
+@cli.command("export")
+def export_cmd(
+    game: Annotated[str, typer.Argument(help="The game's id or join code.")],
+    out: Annotated[str | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None,
+) -> None:
+    """Write a whole game (state, event log, seats) to a JSON file."""
+    from app.backup import BackupError, export_game
+
+    try:
+        data = _with_database(lambda factory: export_game(factory, game))
+    except BackupError as err:
+        raise typer.Exit(_fail(err.message)) from err
+    text = json.dumps(data, ensure_ascii=False)
+    if out is None:
+        typer.echo(text)
+    else:
+        pathlib.Path(out).write_text(text, encoding="utf-8")
+        typer.echo(f"Exported game {data['game']['id']} ({len(data['events'])} events) to {out}.")
+
+
+@cli.command("import")
+def import_cmd(file: Annotated[str, typer.Argument(help="A file written by `export`.")]) -> None:
+    """Load a game written by `export` into this server's database; it plays on from there."""
+    from app.backup import BackupError, import_game
+
+    try:
+        data = json.loads(pathlib.Path(file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise typer.Exit(_fail(f"cannot read {file}: {err}")) from err
+    try:
+        game_id, join_code = _with_database(lambda factory: import_game(factory, data))
+    except BackupError as err:
+        raise typer.Exit(_fail(err.message)) from err
+    typer.echo(f"Imported game {game_id}; join code {join_code}.")
+
+
+def _with_database(work: Any) -> Any:
+    """Run one async job against this server's (migrated) database, then dispose of the engine."""
+    from app.db.session import create_engine, create_session_factory
+
+    url = prepare_database(get_settings())
+
+    async def run() -> Any:
+        engine = create_engine(url)
+        try:
+            return await work(create_session_factory(engine))
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())
 
 
 @db_cli.command("upgrade")

@@ -10,6 +10,9 @@ loop, and nothing async may outlive one loop.
 
 import asyncio
 import os
+import pathlib
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -53,7 +56,7 @@ def admin_sql(server_url: str, *statements: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server_url() -> Iterator[str]:
     """Async URL of the server's maintenance database ("postgres" for the embedded server)."""
     given = os.environ.get("TEST_DATABASE_URL")
     if given:
@@ -61,7 +64,11 @@ def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     from app.db.embedded import start_embedded
 
-    server = start_embedded(tmp_path_factory.mktemp("pg") / "pgdata", database="postgres")
+    # Not under pytest's tmp folder: another pytest run on the machine resets that folder's
+    # permissions, and postgres (running as its own user) would then lose its data directory.
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="bridgecrew-test-pg-"))
+    scratch.chmod(0o755)
+    server = start_embedded(scratch / "pgdata", database="postgres")
     url = server.url("postgres")
     # Test data is thrown away: durability only costs time on a 2-core machine.
     admin_sql(
@@ -75,6 +82,7 @@ def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

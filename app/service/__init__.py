@@ -1,0 +1,62 @@
+"""The authoritative game server's handlers: every change to a game goes through here.
+
+One transaction per command (lock the game row, apply the rules, store state + events + the
+command, NOTIFY, commit), then a hand-off to this process's live hub. Web routes stay thin: they
+authenticate, call one of these, and render.
+"""
+
+from .commands import (
+    CommandResult,
+    Viewer,
+    add_commit_listener,
+    canonical,
+    remove_commit_listener,
+    replay_state,
+    run_command,
+    visible,
+)
+from .demo import create_demo_game, ensure_demo_game
+from .errors import ServiceError
+from .games import (
+    GameInfo,
+    create_game,
+    current_view,
+    events_after,
+    game_by_join_code,
+    game_info,
+    is_gm_token,
+    load_state,
+    token_hash,
+    view_for,
+)
+from .seats import SeatInfo, create_seat, free_seat, revoke_seat, seat_by_token, seats_of
+
+__all__ = [
+    "CommandResult",
+    "GameInfo",
+    "SeatInfo",
+    "ServiceError",
+    "Viewer",
+    "add_commit_listener",
+    "canonical",
+    "create_demo_game",
+    "create_game",
+    "create_seat",
+    "current_view",
+    "ensure_demo_game",
+    "events_after",
+    "free_seat",
+    "game_by_join_code",
+    "game_info",
+    "is_gm_token",
+    "load_state",
+    "remove_commit_listener",
+    "replay_state",
+    "revoke_seat",
+    "run_command",
+    "seat_by_token",
+    "seats_of",
+    "token_hash",
+    "view_for",
+    "visible",
+]

@@ -1,0 +1,196 @@
+"""Games: creating one, finding one by its join code, reading its views and events, GM tokens."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.content import load_catalogue
+from app.db.models import Event, Game
+from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
+
+from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
+from .errors import ServiceError, no_such_game
+
+JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
+
+
+@dataclasses.dataclass(frozen=True)
+class GameInfo:
+    id: uuid.UUID
+    join_code: str
+    scenario: str
+    version: int
+
+
+async def create_game(
+    session_factory: SessionFactory,
+    scenario_id: str,
+    seed: int | None = None,
+    modules: Iterable[str] = (),
+    *,
+    game_id: uuid.UUID | None = None,
+    gm_token: str | None = None,
+) -> tuple[uuid.UUID, str, str]:
+    """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on by
+    SetModule commands in the same transaction, so replay_state sees them like any command."""
+    catalogue = load_catalogue()
+    scenario = catalogue.scenarios.get(scenario_id)
+    if scenario is None:
+        raise ServiceError(
+            "NO_SUCH_SCENARIO",
+            f"There is no scenario called {scenario_id!r}; "
+            f"known: {', '.join(sorted(catalogue.scenarios))}.",
+        )
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    if not 0 <= seed < 2**63:
+        raise ServiceError("BAD_VALUE", "A seed is a whole number from 0 to 2^63 - 1.")
+    game_id = game_id or uuid.uuid4()
+    gm_token = gm_token or secrets.token_urlsafe(32)
+    state = canonical(new_game(scenario, catalogue, seed=seed))
+    wanted = sorted(set(modules) - set(state["modules"]))
+    for attempt in range(20):
+        # Four characters are easy to type; a crowded server falls back to six.
+        join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(4 if attempt < 10 else 6))
+        try:
+            version = 0
+            async with session_factory() as session, session.begin():
+                game = Game(
+                    id=game_id,
+                    join_code=join_code,
+                    scenario=scenario_id,
+                    seed=seed,
+                    version=0,
+                    state=state,
+                    gm_token_hash=token_hash(gm_token),
+                )
+                session.add(game)
+                await session.flush()
+                for module in wanted:
+                    result, _ = await apply_locked(
+                        session,
+                        game,
+                        {"type": "SetModule", "module": module, "on": True},
+                        Actor.gm(),
+                        f"create:module:{module}",
+                    )
+                    version = result.version
+            if version:
+                committed(game_id, version)
+            return game_id, join_code, gm_token
+        except IntegrityError as error:
+            if "join_code" not in str(error.orig):
+                raise
+    raise ServiceError("NO_JOIN_CODE", "Could not find a free join code; try again.", 503)
+
+
+async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:
+    async with session_factory() as session:
+        row = (
+            await session.execute(
+                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
+                    Game.id == game_key(game_id)
+                )
+            )
+        ).one_or_none()
+    if row is None:
+        raise no_such_game()
+    return GameInfo(*row)
+
+
+async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> GameInfo | None:
+    """The game a phone joins by its code (typed in any case, spaces ignored)."""
+    code = "".join(join_code.split()).upper()
+    async with session_factory() as session:
+        row = (
+            await session.execute(
+                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
+                    Game.join_code == code
+                )
+            )
+        ).one_or_none()
+    return GameInfo(*row) if row else None
+
+
+async def load_state(
+    session_factory: SessionFactory, game_id: uuid.UUID | str
+) -> tuple[int, State]:
+    """The committed (version, state). Never show it as it is: go through `view_for`."""
+    async with session_factory() as session:
+        row = (
+            await session.execute(
+                select(Game.version, Game.state).where(Game.id == game_key(game_id))
+            )
+        ).one_or_none()
+    if row is None:
+        raise no_such_game()
+    return row[0], row[1]
+
+
+async def current_view(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
+) -> tuple[int, dict[str, Any]]:
+    version, state = await load_state(session_factory, game_id)
+    return version, view_for(state, viewer)
+
+
+def view_for(state: State, viewer: Viewer) -> dict[str, Any]:
+    if viewer == "gm":
+        return gm_view(state)
+    if viewer == "display":
+        return display_view(state)
+    if isinstance(viewer, tuple) and viewer[0] == "seat":
+        return station_view(state, viewer[1])
+    raise ValueError(f"unknown viewer {viewer!r}")
+
+
+async def events_after(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    after: int,
+    viewer: Viewer,
+    limit: int = 1000,
+) -> tuple[int, list[dict[str, Any]]]:
+    """(current version, events after version `after` as this viewer may see them), each with its
+    version and seq so a client can resume from the last one it saw."""
+    version, state = await load_state(session_factory, game_id)
+    async with session_factory() as session:
+        rows = await session.scalars(
+            select(Event)
+            .where(Event.game_id == game_key(game_id), Event.version > after)
+            .order_by(Event.version, Event.seq)
+            .limit(limit)
+        )
+        shown = []
+        for row in rows:
+            event = event_view(state, row.data, viewer)
+            if event is not None:
+                shown.append({"version": row.version, "seq": row.seq, **event})
+    return version, shown
+
+
+def token_hash(token: str) -> str:
+    """Tokens are stored as their SHA-256: a leaked database does not hand out seats or games."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def is_gm_token(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
+) -> bool:
+    if not token:
+        return False
+    try:
+        key = game_key(game_id)
+    except ServiceError:
+        return False
+    async with session_factory() as session:
+        stored = await session.scalar(select(Game.gm_token_hash).where(Game.id == key))
+    return stored is not None and hmac.compare_digest(stored, token_hash(token))

@@ -1,0 +1,206 @@
+"""Seats: a phone's claim on one station. The seat row and the engine's SeatCrew / UnseatCrew
+always change in the same transaction, so the table and the game never disagree for long.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Game, Seat
+from app.rules import Actor
+
+from .commands import SessionFactory, apply_locked, committed, game_key, lock_game
+from .errors import ServiceError
+from .games import token_hash
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatInfo:
+    id: uuid.UUID
+    game_id: uuid.UUID
+    ship: str
+    station: str
+    name: str
+    character: str | None
+
+    @property
+    def viewer(self) -> tuple[str, str]:
+        """How the engine's views and event_view name this seat."""
+        return ("seat", str(self.id))
+
+
+def _info(seat: Seat) -> SeatInfo:
+    return SeatInfo(seat.id, seat.game_id, seat.ship, seat.station, seat.name, seat.character)
+
+
+async def create_seat(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    ship: str,
+    station: str,
+    name: str,
+    character: str | None = None,
+) -> tuple[uuid.UUID, str]:
+    """Man a station: (seat_id, seat_token). The token is shown once; we keep only its hash."""
+    token = secrets.token_urlsafe(32)
+    seat_id = uuid.uuid4()
+    key = game_key(game_id)
+    async with session_factory() as session, session.begin():
+        game = await lock_game(session, key)
+        # The engine refuses a manned station, so any seat row still claiming this one is left
+        # over from a GM's UnseatCrew: end it, or the unique index would refuse the new seat.
+        result, _ = await apply_locked(
+            session,
+            game,
+            {
+                "type": "SeatCrew",
+                "ship": ship,
+                "station": station,
+                "seat": str(seat_id),
+                "name": name,
+                "character": character,
+            },
+            Actor.system(),
+            f"seat:{seat_id}",
+        )
+        await _end_claims(session, key, ship, station)
+        session.add(
+            Seat(
+                id=seat_id,
+                game_id=key,
+                token_hash=token_hash(token),
+                ship=ship,
+                station=station,
+                name=name.strip(),
+                character=character,
+            )
+        )
+    committed(key, result.version)
+    return seat_id, token
+
+
+async def revoke_seat(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, seat_id: uuid.UUID | str
+) -> int:
+    """End one seat (a player leaving, or the GM taking a lost phone's place away): its token stops
+    working and its station is free. Returns the game's version afterwards."""
+    key = game_key(game_id)
+    async with session_factory() as session, session.begin():
+        game = await lock_game(session, key)
+        seat = await session.scalar(
+            select(Seat).where(
+                Seat.id == _seat_key(seat_id), Seat.game_id == key, Seat.revoked_at.is_(None)
+            )
+        )
+        if seat is None:
+            raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
+        seat.revoked_at = datetime.now(UTC)
+        version, fresh = await _unseat_if_manned(
+            session, game, seat.ship, seat.station, str(seat.id)
+        )
+    if fresh:
+        committed(key, version)
+    return version
+
+
+async def free_seat(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, ship: str, station: str
+) -> int:
+    """The GM frees a station, whoever holds it: its seat's token stops working and the crew is
+    unseated. Returns the game's version afterwards."""
+    key = game_key(game_id)
+    async with session_factory() as session, session.begin():
+        game = await lock_game(session, key)
+        crew = _crew(game, ship, station)
+        ended = await _end_claims(session, key, ship, station)
+        if crew is None and not ended:
+            raise ServiceError("STATION_EMPTY", "Nobody holds that station.", 409)
+        version, fresh = await _unseat_if_manned(
+            session, game, ship, station, crew["seat"] if crew else None
+        )
+    if fresh:
+        committed(key, version)
+    return version
+
+
+async def seat_by_token(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
+) -> SeatInfo | None:
+    """The live seat this token opens in this game, or None (unknown, revoked, other game)."""
+    if not token:
+        return None
+    try:
+        key = game_key(game_id)
+    except ServiceError:
+        return None
+    async with session_factory() as session:
+        seat = await session.scalar(
+            select(Seat).where(
+                Seat.token_hash == token_hash(token), Seat.game_id == key, Seat.revoked_at.is_(None)
+            )
+        )
+    return _info(seat) if seat else None
+
+
+async def seats_of(session_factory: SessionFactory, game_id: uuid.UUID | str) -> list[SeatInfo]:
+    """Every live seat of a game, for the GM's crew list."""
+    async with session_factory() as session:
+        seats = await session.scalars(
+            select(Seat)
+            .where(Seat.game_id == game_key(game_id), Seat.revoked_at.is_(None))
+            .order_by(Seat.created_at)
+        )
+        return [_info(seat) for seat in seats]
+
+
+async def _end_claims(session: AsyncSession, game_id: uuid.UUID, ship: str, station: str) -> int:
+    ended = await session.execute(
+        update(Seat)
+        .where(
+            Seat.game_id == game_id,
+            Seat.ship == ship,
+            Seat.station == station,
+            Seat.revoked_at.is_(None),
+        )
+        .values(revoked_at=datetime.now(UTC))
+    )
+    return int(ended.rowcount)  # type: ignore[attr-defined]
+
+
+async def _unseat_if_manned(
+    session: AsyncSession, game: Game, ship: str, station: str, seat: str | None
+) -> tuple[int, bool]:
+    crew = _crew(game, ship, station)
+    if crew is None or (seat is not None and crew["seat"] != seat):
+        return game.version, False  # the GM already unseated them; only the token had to go
+    result, fresh = await apply_locked(
+        session,
+        game,
+        {"type": "UnseatCrew", "ship": ship, "station": station},
+        Actor.system(),
+        f"unseat:{crew['seat']}:{game.version}",
+    )
+    return result.version, fresh
+
+
+def _crew(game: Game, ship: str, station: str) -> dict[str, str] | None:
+    found = game.state["ships"].get(ship, {}).get("stations", {}).get(station)
+    if found is None:
+        raise ServiceError("NO_SUCH_STATION", f"There is no station {ship}/{station} in this game.")
+    crew: dict[str, str] | None = found["crew"]
+    return crew
+
+
+def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
+    if isinstance(seat_id, uuid.UUID):
+        return seat_id
+    try:
+        return uuid.UUID(seat_id)
+    except (ValueError, TypeError, AttributeError):
+        raise ServiceError("NO_SUCH_SEAT", "That seat does not exist.") from None

@@ -1,0 +1,1 @@
+"""The web layer: one router per audience (station, GM, display, join), the JSON API, websockets."""

@@ -1,0 +1,299 @@
+"""The JSON API (OpenAPI at /docs): games, seats, views, commands and events, for scripts, props
+and tests. Seats and the GM authenticate with `Authorization: Bearer <token>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import typing
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import text
+
+from app import service
+from app.content import load_catalogue
+from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
+from app.rules import COMMANDS
+from app.rules.content import MODULES
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(examples=["WRONG_PHASE"])
+    message: str = Field(examples=["That cannot be done during Downtime."])
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (400, "Refused by the rules or ill-formed"),
+        (401, "Missing or unknown token"),
+        (403, "Not yours to do"),
+        (404, "No such game, seat, ship, ..."),
+        (409, "Conflicts with the game as it is now (e.g. STALE_VERSION)"),
+        (422, "The body or a parameter has the wrong shape (BAD_REQUEST)"),
+    )
+}
+
+router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
+health = APIRouter(tags=["health"])
+
+
+def command_reference() -> str:
+    """Every command the engine knows, with its fields and docstring, for the OpenAPI docs."""
+    lines = []
+    for name, cls in COMMANDS.items():
+        hints = typing.get_type_hints(cls)
+        who = "GM" if cls.gm_only else "station or GM"
+        doc = " ".join((cls.__doc__ or "").split())
+        if doc.startswith(f"{name}("):  # dataclass's generated signature, not a description
+            doc = ""
+        lines.append(f"* **{name}** ({who}){': ' + doc if doc else ''}")
+        for f in dataclasses.fields(cls):
+            if f.name in ("actor", "now"):
+                continue
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            default = "" if required else f" = {_default(f)}"
+            lines.append(
+                f"    * `{f.name}`: {_type_name(hints[f.name])}"
+                f"{' (required)' if required else default}"
+            )
+    return "\n".join(lines)
+
+
+def _default(f: dataclasses.Field[Any]) -> str:
+    value = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
+
+
+def _type_name(hint: Any) -> str:
+    name = str(hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
+    return name.replace("tuple[str, ...]", "list[str]")  # what it is in JSON
+
+
+class NewGame(BaseModel):
+    scenario: str = Field(examples=["skirmish"])
+    seed: int | None = Field(default=None, ge=0, description="Dice seed; random when left out.")
+    modules: list[str] = Field(default=[], max_length=10, description=f"Any of {MODULES}.")
+
+
+class GameCreated(BaseModel):
+    game_id: uuid.UUID
+    join_code: str
+    gm_token: str = Field(description="Shown once: the GM's bearer token for this game.")
+
+
+class GameSummary(BaseModel):
+    game_id: uuid.UUID
+    join_code: str
+    scenario: str
+    version: int
+
+
+class NewSeat(BaseModel):
+    ship: str
+    station: str
+    name: str = Field(min_length=1, max_length=40)
+    character: str | None = None
+
+
+class SeatCreated(BaseModel):
+    seat_id: uuid.UUID
+    seat_token: str = Field(description="Shown once: this seat's bearer token.")
+
+
+class CommandRequest(BaseModel):
+    """A command: its `type`, its fields (see the list above) and an id chosen by the client."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "command_id": "9b2c7e0e-1",
+                    "expected_version": 3,
+                    "type": "SendMessage",
+                    "text": "Shields up!",
+                    "to": "all",
+                }
+            ]
+        },
+    )
+    command_id: str = Field(
+        min_length=1,
+        max_length=200,
+        description="Unique per command: a retry with the same id is "
+        "applied once and gets the same answer.",
+    )
+    expected_version: int | None = Field(
+        default=None,
+        description="Refuse with 409 STALE_VERSION unless the game is at this version.",
+    )
+    type: str
+
+
+class CommandApplied(BaseModel):
+    version: int
+    events: list[dict[str, Any]]
+
+
+class ViewOut(BaseModel):
+    version: int
+    view: dict[str, Any]
+
+
+class EventsOut(BaseModel):
+    version: int
+    events: list[dict[str, Any]]
+
+
+class VersionOut(BaseModel):
+    version: int
+
+
+@router.get("/scenarios")
+async def list_scenarios() -> dict[str, Any]:
+    """The scenarios a game can start from, with each ship's stations (what a seat can man),
+    the characters players may take, and the optional rules modules."""
+    catalogue = load_catalogue()
+    scenarios = []
+    for scenario in catalogue.scenarios.values():
+        ships = [
+            {
+                "id": p.id,
+                "name": p.name,
+                "crew": p.crew,
+                "side": p.side,
+                "class": p.ship_class,
+                "stations": [
+                    {"id": s.id, "role": s.role} for s in catalogue.ships[p.ship_class].stations
+                ],
+            }
+            for p in scenario.ships
+        ]
+        scenarios.append(
+            {
+                "id": scenario.id,
+                "name": scenario.name,
+                "description": scenario.description,
+                "modules": sorted(scenario.modules),
+                "ships": ships,
+            }
+        )
+    characters = [
+        {"id": c.id, "name": c.name, "blurb": c.blurb} for c in catalogue.characters.values()
+    ]
+    return {"scenarios": scenarios, "characters": characters, "modules": list(MODULES)}
+
+
+@router.post("/games", status_code=201)
+async def create_game(body: NewGame, session_factory: SessionFactoryDep) -> GameCreated:
+    game_id, join_code, gm_token = await service.create_game(
+        session_factory, body.scenario, body.seed, body.modules
+    )
+    return GameCreated(game_id=game_id, join_code=join_code, gm_token=gm_token)
+
+
+@router.get("/games/{game_id}")
+async def get_game(game_id: GameId, session_factory: SessionFactoryDep) -> GameSummary:
+    game = await service.game_info(session_factory, game_id)
+    return GameSummary(
+        game_id=game.id, join_code=game.join_code, scenario=game.scenario, version=game.version
+    )
+
+
+@router.post("/games/{game_id}/seats", status_code=201)
+async def create_seat(
+    game_id: GameId, body: NewSeat, session_factory: SessionFactoryDep
+) -> SeatCreated:
+    """Man a free station, as the join page does. Anyone who knows the game may join."""
+    seat_id, token = await service.create_seat(
+        session_factory, game_id, body.ship, body.station, body.name, body.character
+    )
+    return SeatCreated(seat_id=seat_id, seat_token=token)
+
+
+@router.delete("/games/{game_id}/seats/{seat_id}")
+async def free_seat(
+    game_id: GameId, seat_id: str, caller: ApiCaller, session_factory: SessionFactoryDep
+) -> VersionOut:
+    """Free a seat: the GM for any seat, a seat for itself. Its token stops working."""
+    if caller.role == "display":
+        raise unauthenticated()
+    if caller.role == "seat" and (caller.seat is None or str(caller.seat.id) != seat_id):
+        raise service.ServiceError("NOT_YOUR_SEAT", "A seat can only free itself.")
+    version = await service.revoke_seat(session_factory, game_id, seat_id)
+    return VersionOut(version=version)
+
+
+@router.get("/games/{game_id}/view")
+async def get_view(
+    game_id: GameId, caller: ApiCaller, session_factory: SessionFactoryDep
+) -> ViewOut:
+    """The caller's view: a seat's station view, the GM's view, or (no token) the projector's."""
+    version, view = await service.current_view(session_factory, game_id, caller.viewer)
+    return ViewOut(version=version, view=view)
+
+
+@router.post(
+    "/games/{game_id}/commands",
+    description="Apply one command. The kinds:\n\n" + command_reference(),
+)
+async def post_command(
+    game_id: GameId, body: CommandRequest, caller: ApiCaller, session_factory: SessionFactoryDep
+) -> CommandApplied:
+    data = body.model_dump(exclude={"command_id", "expected_version"})
+    result = await service.run_command(
+        session_factory,
+        game_id,
+        data,
+        caller.actor,
+        command_id=body.command_id,
+        expected_version=body.expected_version,
+    )
+    return CommandApplied(version=result.version, events=result.visible_events(caller.viewer))
+
+
+@router.get("/games/{game_id}/events")
+async def get_events(
+    game_id: GameId,
+    caller: ApiCaller,
+    session_factory: SessionFactoryDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+) -> EventsOut:
+    """Events after version `after`, oldest first, as the caller may see them; each carries its
+    `version` and `seq`. Resume with after=<the last version seen>."""
+    version, events = await service.events_after(
+        session_factory, game_id, after, caller.viewer, limit
+    )
+    return EventsOut(version=version, events=events)
+
+
+@health.get("/healthz", responses={503: {"description": "The database does not answer"}})
+async def healthz(request: Request) -> JSONResponse:
+    """`ok` when the database answers and this process hears its notifications."""
+    database = "ok"
+    try:
+        async with request.app.state.session_factory() as session:
+            await asyncio.wait_for(session.execute(text("SELECT 1")), 3)
+    except Exception:  # any failure to answer is what this endpoint reports
+        database = "down"
+    listener = "ok" if request.app.state.hub.listening else "down"
+    body = {"status": "ok", "database": database, "listener": listener}
+    if database == "ok" and listener == "ok":
+        return JSONResponse(body)
+    return JSONResponse(
+        {
+            "code": "DEGRADED",
+            "message": f"database {database}, notifications {listener}",
+            **body,
+            "status": "degraded",
+        },
+        503,
+    )

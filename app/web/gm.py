@@ -1,0 +1,291 @@
+"""The GM's dashboard: create a game, open it with the GM link, and send any command from a form.
+
+Every GM form posts `type` plus the command's fields by name to one route; `command_from_form`
+turns the strings into what `parse_command` expects, using the command classes' own annotations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.content import load_catalogue
+from app.deps import GameId, HubDep, SessionFactoryDep, gm_cookie, screen_caller
+from app.rules import COMMANDS, Actor
+from app.rules.content import MODULES
+from app.service import (
+    ServiceError,
+    create_game,
+    current_view,
+    free_seat,
+    game_info,
+    is_gm_token,
+    seats_of,
+)
+from app.service.commands import game_key
+
+from .join import join_qr
+from .render import render_page, render_push, render_template
+from .screen import CsrfChecked, act, csrf_token, error_page, page, set_cookie, toast
+
+router = APIRouter(tags=["gm"])
+
+
+async def gm_only(request: Request, game_id: GameId, session_factory: SessionFactoryDep) -> None:
+    try:
+        caller = await screen_caller(request, game_id, session_factory, None)
+    except ServiceError:
+        caller = None
+    if caller is None or caller.role != "gm":
+        raise ServiceError(
+            "GM_ONLY",
+            "Only the GM can open this: use the GM link the server printed when it started.",
+            403,
+        )
+
+
+GmOnly = Annotated[None, Depends(gm_only)]
+
+
+# --- Lobby: a new game ----------------------------------------------------------------------------
+
+
+@router.get("/gm", response_class=HTMLResponse)
+async def lobby(request: Request) -> Response:
+    token = csrf_token(request)
+    scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    return page(
+        render_template(
+            "gm_lobby.html", scenarios=scenarios, modules=MODULES, csrf=token, error=None
+        ),
+        token,
+    )
+
+
+@router.post("/gm")
+async def new_game(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    scenario: Annotated[str, Form()],
+    seed: Annotated[str, Form()] = "",
+    modules: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    try:
+        game_id, _, gm_token = await create_game(
+            session_factory, scenario, int(seed) if seed.strip().isdigit() else None, modules or ()
+        )
+    except ServiceError as error:
+        token = csrf_token(request)
+        scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+        return page(
+            render_template(
+                "gm_lobby.html",
+                scenarios=scenarios,
+                modules=MODULES,
+                csrf=token,
+                error=error.message,
+            ),
+            token,
+            error.status,
+        )
+    response = RedirectResponse(f"/gm/{game_id}", status_code=303)
+    set_cookie(response, gm_cookie(game_id), gm_token)
+    return response
+
+
+# --- The dashboard --------------------------------------------------------------------------------
+
+
+@router.get("/gm/{game_id}", response_class=HTMLResponse)
+async def dashboard(
+    request: Request, game_id: str, session_factory: SessionFactoryDep, token: str | None = None
+) -> Response:
+    try:
+        key = game_key(game_id)
+        if token is not None:
+            # The printed GM link: keep the token in a cookie, and off the address bar (and the
+            # projector, if the GM drags this tab there).
+            if not await is_gm_token(session_factory, key, token):
+                raise ServiceError("GM_ONLY", "That GM link is not valid for this game.", 403)
+            response = RedirectResponse(f"/gm/{key}", status_code=303)
+            set_cookie(response, gm_cookie(key), token)
+            return response
+        await gm_only(request, key, session_factory)
+        info = await game_info(session_factory, key)
+        _, view = await current_view(session_factory, key, "gm")
+    except ServiceError as error:
+        return error_page(request, error)
+    csrf = csrf_token(request)
+    html = render_page("gm", view, game_id=str(key), csrf=csrf, **join_qr(request, info.join_code))
+    return page(html, csrf)
+
+
+@router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
+async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
+    _, view = await current_view(session_factory, game_id, "gm")
+    return HTMLResponse(render_push("gm", view), headers={"Cache-Control": "no-store"})
+
+
+@router.post("/gm/{game_id}/command", response_class=HTMLResponse)
+async def gm_command(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    _csrf: CsrfChecked,
+) -> Response:
+    form = await request.form()
+    try:
+        data = command_from_form(form)
+    except ServiceError as error:
+        return toast(error)
+    command_id = str(form.get("command_id") or "")
+    return await act(
+        session_factory,
+        game_id,
+        data,
+        Actor.gm(),
+        "gm",
+        "gm",
+        f"gm:{command_id}" if command_id else None,
+    )
+
+
+@router.post("/gm/{game_id}/npc-pass", response_class=HTMLResponse)
+async def npc_pass(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    csrf: CsrfChecked,
+) -> Response:
+    """One tap for the common case: every NPC station that has not been given an order passes."""
+    _, view = await current_view(session_factory, game_id, "gm")
+    waiting = [
+        (ship["id"], st["id"])
+        for ship in view["ships"]
+        if ship["crew"] == "npc" and not ship["destroyed"]
+        for st in ship["stations"]
+        if not st["ready"] and (st["operational"] or st["role"] == "engineering")
+    ]
+    response: Response = HTMLResponse(render_push("gm", view))
+    for ship_id, station_id in waiting:
+        data = {"type": "PassOrder", "ship": ship_id, "station": station_id}
+        answer = await act(session_factory, game_id, data, Actor.gm(), "gm", "gm", None)
+        if answer.status_code == 409:
+            break  # the last pass revealed the turn: the rest need no order any more
+        response = answer
+        if answer.status_code >= 400:
+            break
+    return response
+
+
+# --- Seats ----------------------------------------------------------------------------------------
+
+
+def _connected(hub: Any, game_id: uuid.UUID) -> set[str] | None:
+    """Seat ids with a live socket, if the hub can tell (else the panel says "unknown")."""
+    viewers = getattr(hub, "viewers", None)
+    if viewers is None:
+        return None
+    return {v[1] for v in viewers(game_id) if isinstance(v, tuple) and v[0] == "seat"}
+
+
+async def _seats_panel(session_factory: Any, hub: Any, game_id: uuid.UUID) -> str:
+    _, view = await current_view(session_factory, game_id, "gm")
+    seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
+    return render_template(
+        "_gm_seats.html", view=view, seats=seats, connected=_connected(hub, game_id)
+    )
+
+
+@router.get("/gm/{game_id}/seats", response_class=HTMLResponse)
+async def seats_panel(
+    game_id: GameId, session_factory: SessionFactoryDep, hub: HubDep, gm: GmOnly
+) -> Response:
+    return HTMLResponse(await _seats_panel(session_factory, hub, game_id))
+
+
+@router.post("/gm/{game_id}/seats/free", response_class=HTMLResponse)
+async def free(
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    hub: HubDep,
+    gm: GmOnly,
+    _csrf: CsrfChecked,
+    ship: Annotated[str, Form()],
+    station: Annotated[str, Form()],
+) -> Response:
+    """Free a station (a lost phone, a player swapping seats): the old token stops working and
+    anyone can join it with the code."""
+    try:
+        await free_seat(session_factory, game_id, ship, station)
+    except ServiceError as error:
+        return toast(error)
+    return HTMLResponse(await _seats_panel(session_factory, hub, game_id))
+
+
+# --- Forms to commands ----------------------------------------------------------------------------
+
+
+def command_from_form(form: Any) -> dict[str, Any]:
+    """{"type": ..., fields...} from form strings. Blank fields are left out (the command's
+    default, or the engine's own "needs the field" message); dict fields come as name.key."""
+    kind = str(form.get("type", ""))
+    cls = COMMANDS.get(kind)
+    if cls is None:
+        raise ServiceError("UNKNOWN_COMMAND", f"There is no command called {kind!r}.")
+    hints = typing.get_type_hints(cls)
+    data: dict[str, Any] = {"type": kind}
+    for f in dataclasses.fields(cls):
+        if f.name in ("actor", "now"):
+            continue
+        hint = hints[f.name]
+        if typing.get_origin(hint) is dict:
+            prefix = f"{f.name}."
+            values = {
+                k.removeprefix(prefix): v
+                for k, v in form.multi_items()
+                if k.startswith(prefix) and str(v).strip()
+            }
+            data[f.name] = {
+                k: _value(v, typing.get_args(hint)[1], f.name) for k, v in values.items()
+            }
+        elif typing.get_origin(hint) is tuple:
+            data[f.name] = [str(v) for v in form.getlist(f.name) if str(v).strip()]
+        elif f.name in form and str(form.get(f.name)).strip():
+            data[f.name] = _value(form.get(f.name), hint, f.name)
+    return data
+
+
+def _value(raw: Any, hint: Any, name: str) -> Any:
+    text = str(raw).strip()
+    options = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        for option in options:  # str | int: a number if it reads as one
+            if option is bool and text.lower() in ("true", "false", "on", "off"):
+                return _value(text, bool, name)
+            if option is int and text.lstrip("-").isdigit():
+                return int(text)
+        return text if str in options else _value(text, options[0], name)
+    if hint is bool:
+        return text.lower() in ("true", "on", "1", "yes")
+    if hint is int:
+        if not text.lstrip("-").isdigit():
+            raise ServiceError(
+                "BAD_VALUE", f"{name.replace('_', ' ').capitalize()} must be a whole number."
+            )
+        return int(text)
+    if hint is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ServiceError("BAD_VALUE", f"{name} must be a number.") from None
+    return text

@@ -1,0 +1,167 @@
+"""Joining from a phone: /join/{code} -> pick a free station, type a name, pick a character.
+
+Three taps and one text field. The seat token goes into an httponly cookie for this game, so a
+reload, a phone that slept or a restarted server brings the player straight back to their seat.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.cli import lan_ip
+from app.content import load_catalogue
+from app.deps import SessionFactoryDep, seat_cookie
+from app.rules import display_view
+from app.service import (
+    GameInfo,
+    ServiceError,
+    create_seat,
+    game_by_join_code,
+    load_state,
+    seat_by_token,
+)
+from app.settings import get_settings
+
+from .render import render_template
+from .screen import CsrfChecked, csrf_token, page, set_cookie
+from .templating import qr_svg
+
+router = APIRouter(tags=["join"])
+
+SEAT_COOKIE_AGE = 14 * 24 * 3600  # a weekend event with a rerun the next week
+
+
+def join_url(request: Request, code: str) -> str:
+    """What the QR code says: the public URL if set, else the address this request came in on,
+    unless that is loopback (the GM's own laptop), when it is the machine's LAN address."""
+    settings = get_settings()
+    if settings.public_base_url:
+        return f"{settings.public_base_url}/join/{code}"
+    host = request.url.hostname or "127.0.0.1"
+    port = request.url.port
+    if _is_loopback(host):
+        host = lan_ip()
+    netloc = f"{host}:{port}" if port else host
+    return f"{request.url.scheme}://{netloc}/join/{code}"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def join_qr(request: Request, code: str) -> dict[str, Any]:
+    url = join_url(request, code)
+    return {"join_code": code, "join_url": url, "join_qr": qr_svg(url)}
+
+
+def _choices(state: dict[str, Any]) -> dict[str, Any]:
+    """Player ships with their stations, and the characters nobody has taken (none dead)."""
+    view = display_view(state)
+    ships = [s for s in view["ships"] if s["crew"] == "players" and not s["destroyed"]]
+    taken = {st["character"] for s in view["ships"] for st in s["stations"] if st["character"]}
+    catalogue = load_catalogue()
+    characters = [
+        {"id": ch.id, "name": ch.name, "blurb": ch.blurb}
+        for ch in catalogue.characters.values()
+        if ch.id in state["characters"]
+        and ch.id not in taken
+        and state["characters"][ch.id]["status"] != "dead"
+    ]
+    return {"view": view, "ships": ships, "characters": characters}
+
+
+async def _game(session_factory: Any, code: str) -> GameInfo | None:
+    return await game_by_join_code(session_factory, code)
+
+
+@router.get("/join", response_class=HTMLResponse)
+async def join_start(request: Request, code: str = "") -> Response:
+    if code.strip():
+        return RedirectResponse(f"/join/{code.strip().upper()}", status_code=303)
+    token = csrf_token(request)
+    return page(render_template("join.html", game=None, code="", csrf=token, error=None), token)
+
+
+@router.get("/join/{code}", response_class=HTMLResponse)
+async def join_page(
+    request: Request, code: str, session_factory: SessionFactoryDep, error: str | None = None
+) -> Response:
+    token = csrf_token(request)
+    game = await _game(session_factory, code)
+    if game is None:
+        html = render_template(
+            "join.html",
+            game=None,
+            code=code,
+            csrf=token,
+            error=f"There is no game with the code {code.upper()}. "
+            "Check the code on the projector.",
+        )
+        return page(html, token, 404)
+    if await seat_by_token(session_factory, game.id, request.cookies.get(seat_cookie(game.id))):
+        return RedirectResponse(f"/play/{game.id}", status_code=303)  # already seated here
+    _, state = await load_state(session_factory, game.id)
+    html = render_template(
+        "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
+    )
+    return page(html, token)
+
+
+@router.post("/join/{code}")
+async def join(
+    request: Request,
+    code: str,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    seat: str = Form(""),
+    name: str = Form(""),
+    character: str = Form(""),
+) -> Response:
+    game = await _game(session_factory, code)
+    if game is None:
+        return RedirectResponse(f"/join/{code}", status_code=303)
+    ship, _, station = seat.partition("/")
+    try:
+        if not ship or not station:
+            raise ServiceError("NO_STATION", "Tap the station you will crew.")
+        _seat_id, seat_token = await create_seat(
+            session_factory, game.id, ship, station, name.strip(), character or None
+        )
+    except ServiceError as error:
+        return await _again(request, session_factory, game, error, seat, name, character)
+    response = RedirectResponse(f"/play/{game.id}", status_code=303)
+    set_cookie(response, seat_cookie(game.id), seat_token, SEAT_COOKIE_AGE)
+    return response
+
+
+async def _again(
+    request: Request,
+    session_factory: Any,
+    game: GameInfo,
+    error: ServiceError,
+    seat: str,
+    name: str,
+    character: str,
+) -> Response:
+    """The form again with what was typed and why it failed (a station taken meanwhile, say)."""
+    token = csrf_token(request)
+    _, state = await load_state(session_factory, game.id)
+    html = render_template(
+        "join.html",
+        game=game,
+        code=game.join_code,
+        csrf=token,
+        error=error.message,
+        chosen={"seat": seat, "name": name, "character": character},
+        **_choices(state),
+    )
+    return page(html, token, error.status)

@@ -1,0 +1,79 @@
+"""Rendering screens from engine views: the full page, a few panels, or the websocket push.
+
+Every panel is one named block; the same block serves all three. Panels in PANELS may use only
+`view` and `oob`, because the hub renders them for a whole audience with no request at hand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from jinja2_fragments import render_blocks
+
+from .templating import environment
+
+Audience = Literal["station", "gm", "display"]
+
+TEMPLATES: dict[str, str] = {"station": "station.html", "gm": "gm.html", "display": "display.html"}
+
+# Block names in page order. Each block's root element carries the id the browser swaps.
+PANELS: dict[str, tuple[str, ...]] = {
+    "station": (
+        "status",
+        "messages",
+        "me",
+        "allocation",
+        "hand",
+        "order",
+        "crew",
+        "reveal",
+        "ship_status",
+        "log",
+    ),
+    "gm": (
+        "turn",
+        "allocation",
+        "ships",
+        "npc",
+        "modifiers",
+        "crew",
+        "messages",
+        "map",
+        "reveal",
+        "log",
+    ),
+    "display": ("alert", "timer", "ship_status", "map", "reveal", "log", "messages"),
+}
+
+
+def render_push(audience: str, view: dict[str, Any]) -> str:
+    """Every panel of one audience's screen as out-of-band swaps (`hx-swap-oob="true"`).
+
+    Called by the websocket hub after each change and when a screen connects. Deterministic: the
+    same view gives the same bytes, which lets browsers skip panels that did not change.
+    """
+    return render_panels(audience, view, PANELS[audience])
+
+
+def render_panels(audience: str, view: dict[str, Any], names: Iterable[str]) -> str:
+    """Some panels as out-of-band swaps: what an htmx action returns after it changed the game."""
+    return render_blocks(environment, TEMPLATES[audience], list(names), view=view, oob=True)
+
+
+def render_page(audience: str, view: dict[str, Any], **page: Any) -> str:
+    """The whole screen. `page` holds what only a full page needs (game id, CSRF token, QR)."""
+    template = environment.get_template(TEMPLATES[audience])
+    return template.render(view=view, oob=False, server_now=round(time.time(), 3), **page)
+
+
+def render_template(name: str, **context: Any) -> str:
+    """A screen that is not built from a game view (joining, the GM's lobby)."""
+    context.setdefault("server_now", round(time.time(), 3))
+    return environment.get_template(name).render(**context)
+
+
+def render_toast(message: str, code: str = "", kind: Literal["error", "ok"] = "error") -> str:
+    """A message for the player as an out-of-band swap of #toast."""
+    return environment.get_template("_toast.html").render(message=message, code=code, kind=kind)

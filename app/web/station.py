@@ -1,0 +1,184 @@
+"""The player's phone: the station page, its panels for a resync, and the actions it posts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.deps import GameId, SessionFactoryDep, screen_caller, seat_cookie
+from app.rules import Actor
+from app.service import SeatInfo, ServiceError, current_view, game_info, revoke_seat
+from app.service.commands import game_key
+
+from .render import render_page, render_push
+from .screen import CsrfChecked, act, csrf_token, error_page, page, toast
+
+router = APIRouter(tags=["station"])
+
+
+async def _seat(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep
+) -> SeatInfo | None:
+    caller = await _caller_or_none(request, game_id, session_factory)
+    return caller.seat if caller is not None and caller.role == "seat" else None
+
+
+async def _caller_or_none(request: Request, game_id: Any, session_factory: Any) -> Any:
+    try:
+        return await screen_caller(request, game_id, session_factory, None)
+    except ServiceError as error:
+        if error.code == "BAD_TOKEN":  # a freed seat's old cookie: the phone joins again
+            return None
+        raise
+
+
+@router.get("/play/{game_id}", response_class=HTMLResponse)
+async def station_page(
+    request: Request, game_id: str, session_factory: SessionFactoryDep
+) -> Response:
+    try:
+        key = game_key(game_id)
+        seat = await _seat(request, key, session_factory)
+        if seat is None:
+            info = await game_info(session_factory, key)
+            return RedirectResponse(f"/join/{info.join_code}", status_code=303)
+        _, view = await current_view(session_factory, key, seat.viewer)
+    except ServiceError as error:
+        return error_page(request, error)
+    token = csrf_token(request)
+    return page(render_page("station", view, game_id=str(key), csrf=token), token)
+
+
+@router.get("/play/{game_id}/panels", response_class=HTMLResponse)
+async def station_panels(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep
+) -> Response:
+    """Every panel, out of band: what a phone fetches when it wakes up."""
+    seat = await _seat(request, game_id, session_factory)
+    if seat is None:
+        return _gone()
+    _, view = await current_view(session_factory, game_id, seat.viewer)
+    return HTMLResponse(render_push("station", view), headers={"Cache-Control": "no-store"})
+
+
+def _gone() -> Response:
+    # A freed seat: reload, and the page route sends the phone to the join screen.
+    return Response(status_code=204, headers={"HX-Refresh": "true"})
+
+
+def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
+    """The order builder's fields as a SubmitOrder. Empty choices stay out, so the engine's own
+    message says what is missing ("Choose a ship to attack.")."""
+    data: dict[str, Any] = {
+        "type": "SubmitOrder",
+        "ship": seat.ship,
+        "station": seat.station,
+        "action": str(form.get("action", "")),
+        "cards": [str(c) for c in form.getlist("cards")],
+    }
+    target = str(form.get("target") or "")
+    if data["action"] in ("attack", "jam") and target:
+        data["target"] = target
+    if data["action"] == "attack":
+        data["weapons"] = [str(w) for w in form.getlist("weapons")]
+        aimed = str(form.get(f"ts_{target}") or "")  # one group of stations per target ship
+        if aimed:
+            data["target_station"] = aimed
+    if data["action"] in ("repair", "command") and form.get("target_station"):
+        data["target_station"] = str(form.get("target_station"))
+    if data["action"] == "manoeuvre" and form.get("dest"):
+        x, _, y = str(form.get("dest")).partition(",")
+        if not (x.isdigit() and y.isdigit()):
+            raise ServiceError("BAD_COMMAND", "Tap a square on the map.")
+        data["x"], data["y"] = int(x), int(y)
+    if data["action"] in ("shields_up", "shields_down"):
+        data["cards"] = []  # costs no cards, whatever is still selected
+    return data
+
+
+async def _seat_action(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, build: Any
+) -> Response:
+    seat = await _seat(request, game_id, session_factory)
+    if seat is None:
+        return _gone()
+    form = await request.form()
+    try:
+        data = build(seat, form)
+    except ServiceError as error:
+        return toast(error)
+    command_id = str(form.get("command_id") or "")
+    return await act(
+        session_factory,
+        game_id,
+        data,
+        Actor.for_seat(str(seat.id)),
+        "station",
+        seat.viewer,
+        f"seat:{seat.id}:{command_id}" if command_id else None,
+    )
+
+
+@router.post("/play/{game_id}/order", response_class=HTMLResponse)
+async def give_order(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    return await _seat_action(request, game_id, session_factory, order_data)
+
+
+@router.post("/play/{game_id}/pass", response_class=HTMLResponse)
+async def pass_turn(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    return await _seat_action(
+        request,
+        game_id,
+        session_factory,
+        lambda seat, form: {"type": "PassOrder", "ship": seat.ship, "station": seat.station},
+    )
+
+
+@router.post("/play/{game_id}/withdraw", response_class=HTMLResponse)
+async def withdraw(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    return await _seat_action(
+        request,
+        game_id,
+        session_factory,
+        lambda seat, form: {"type": "WithdrawOrder", "ship": seat.ship, "station": seat.station},
+    )
+
+
+def allocation_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
+    allocations: dict[str, int] = {}
+    for name, value in form.multi_items():
+        if name.startswith("alloc_") and str(value).strip():
+            if not str(value).strip().isdigit():
+                raise ServiceError("BAD_ALLOCATION", "Divert whole points of damage.")
+            if int(value):
+                allocations[name.removeprefix("alloc_")] = int(value)
+    return {"type": "AllocateDamage", "ship": seat.ship, "allocations": allocations}
+
+
+@router.post("/play/{game_id}/allocate", response_class=HTMLResponse)
+async def allocate(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    return await _seat_action(request, game_id, session_factory, allocation_data)
+
+
+@router.post("/play/{game_id}/leave")
+async def leave(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    """Give the station up (a player swapping phones or going home): the token stops working."""
+    seat = await _seat(request, game_id, session_factory)
+    info = await game_info(session_factory, game_id)
+    if seat is not None:
+        await revoke_seat(session_factory, game_id, seat.id)
+    response = Response(status_code=204, headers={"HX-Redirect": f"/join/{info.join_code}"})
+    response.delete_cookie(seat_cookie(game_id), path="/")
+    return response

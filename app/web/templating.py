@@ -1,0 +1,168 @@
+"""The Jinja2 environment shared by every screen: filters, the UI macros, the QR code.
+
+One environment for full pages, htmx partials and websocket pushes, so a panel renders the same
+bytes whichever way it travels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import segno
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from app.rules.content import MODULES
+from app.rules.phases import ACTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES_DIR = ROOT / "templates"
+STATIC_DIR = ROOT / "static"
+
+STATUS_WORDS = {
+    "healthy": "unhurt",
+    "wounded": "wounded",
+    "seriously_wounded": "seriously wounded",
+    "unconscious": "unconscious",
+    "dead": "dead",
+}
+# Static rules data (not game state): what each role may order, for the GM's NPC order forms.
+ROLE_ACTIONS: dict[str, list[tuple[str, str]]] = {}
+for _action, _spec in ACTIONS.items():
+    ROLE_ACTIONS.setdefault(str(_spec["role"]), []).append((_action, str(_spec["label"])))
+CARDLESS_ACTIONS = frozenset(a for a, spec in ACTIONS.items() if not spec["kinds"])
+# Events the reveal lists leave out: the tracks already show each filled box and station hit.
+QUIET_EVENTS = frozenset(
+    {
+        "HullHit",
+        "StationDamaged",
+        "AllocationRequested",
+        "AllOrdersIn",
+        "TurnResolved",
+        "OrdersRevealed",
+        "CardsDrawn",
+        "SystemDamageRolled",
+    }
+)
+ROLE_ICONS = {"weapons": "⊕", "engineering": "⚙", "pilot": "➤", "comms": "≋", "captain": "★"}
+
+
+def mmss(seconds: float | int | None) -> str:
+    if seconds is None:
+        return "–:––"
+    whole = max(0, int(seconds + 0.999))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def signed(value: int) -> str:
+    return f"+{value}" if value >= 0 else f"−{abs(value)}"
+
+
+def qr_svg(url: str) -> Markup:
+    """The join link as an inline SVG, black on white (phones' scanners want dark on light)."""
+    qr = segno.make(url, error="m")
+    return Markup(qr.svg_inline(scale=6, border=2, dark="#000", light="#fff", omitsize=True))  # noqa: S704 - segno's own SVG
+
+
+# --- Lookups over a view, so templates need no loops to find one ship ---------------------------
+
+View = dict[str, Any]
+
+
+def ship_of(view: View, ship_id: str) -> View:
+    return next(s for s in view["ships"] if s["id"] == ship_id)
+
+
+def station_of(view: View, ship_id: str, station_id: str) -> View:
+    return next(st for st in ship_of(view, ship_id)["stations"] if st["id"] == station_id)
+
+
+def distance_of(view: View, a: str, b: str) -> View | None:
+    """{"squares", "band"} between two ships, whichever way round the view lists the pair."""
+    for pair in view["distances"]:
+        if {pair["a"], pair["b"]} == {a, b}:
+            return pair  # type: ignore[no-any-return]
+    return None
+
+
+def enemies_of(view: View, ship_id: str) -> list[View]:
+    side = ship_of(view, ship_id)["side"]
+    return [s for s in view["ships"] if s["side"] != side and not s["destroyed"]]
+
+
+def by_side(ships: list[View]) -> list[View]:
+    """The players' ships first, then everyone else, each side in the scenario's order."""
+    return sorted(ships, key=lambda ship: ship["side"] != "players")
+
+
+def occupancy(view: View) -> dict[tuple[int, int], View]:
+    """The ship on each occupied square (the first listed, if several share one)."""
+    found: dict[tuple[int, int], View] = {}
+    for ship in view["ships"]:
+        found.setdefault((ship["x"], ship["y"]), ship)
+    return found
+
+
+def order_text(view: View, order: View) -> str:
+    """An order in words, for its own station and the GM (the engine words orders only once
+    they are revealed)."""
+    if order["action"] == "pass":
+        return "Pass."
+    text = str(ACTIONS[order["action"]]["label"]) if order["action"] in ACTIONS else order["action"]
+    if ACTIONS.get(order["action"], {}).get("kinds"):
+        text += f" ({order['value']})"
+    if order.get("target"):
+        text += f" → {ship_of(view, order['target'])['name']}"
+    if order.get("target_station"):
+        station = order["target_station"]
+        text += f" ({station})" if order.get("target") else f" → {station}"
+    if order["action"] == "manoeuvre":
+        text += f" → ({order['x']}, {order['y']})"
+    return text + "."
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=select_autoescape(["html"]),
+        # A typo in a template must fail the tests, not show an empty string to 40 people.
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(mmss=mmss, signed=signed)
+    env.globals.update(
+        status_words=STATUS_WORDS,
+        role_icons=ROLE_ICONS,
+        ship_of=ship_of,
+        station_of=station_of,
+        distance_of=distance_of,
+        enemies_of=enemies_of,
+        occupancy=occupancy,
+        by_side=by_side,
+        order_text=order_text,
+        role_actions=ROLE_ACTIONS,
+        cardless_actions=CARDLESS_ACTIONS,
+        modules=MODULES,
+        quiet_events=QUIET_EVENTS,
+    )
+    # Macros as a global, not a per-template import: jinja2-fragments renders single blocks, and a
+    # block never sees imports made at the top of its template.
+    env.globals["ui"] = _Macros(env, "_ui.html")
+    return env
+
+
+class _Macros:
+    """A template's macros, found afresh through the loader's cache so that an edited _ui.html is
+    picked up like any other template (a module captured once would go stale)."""
+
+    def __init__(self, env: Environment, name: str) -> None:
+        self._env = env
+        self._name = name
+
+    def __getattr__(self, macro: str) -> Any:
+        return getattr(self._env.get_template(self._name).module, macro)
+
+
+environment = _environment()

@@ -1,0 +1,341 @@
+/* Bridge Crew's browser glue: reconnecting, countdowns, card totals, keeping what a player was
+   doing when a panel is replaced by a push. No framework; htmx does the talking. */
+(function () {
+  "use strict";
+
+  /* --- htmx settings ---------------------------------------------------------------------------- */
+  // A phone in a dark room should be back within ~3 s of the server returning, not 64 s later.
+  htmx.config.wsReconnectDelay = function (retry) {
+    return Math.min(3000, 300 * Math.pow(2, retry)) * (0.6 + 0.4 * Math.random());
+  };
+  // Error responses carry an out-of-band toast: swap them in, still report them as errors.
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..", swap: true, error: true },
+    { code: "5..", swap: false, error: true },
+  ];
+
+  var body = document.body;
+  var serverOffset = (parseFloat(body.dataset.now) || Date.now() / 1000) - Date.now() / 1000;
+  function now() { return Date.now() / 1000 + serverOffset; }
+
+  /* --- Toasts ----------------------------------------------------------------------------------- */
+  var toastTimer = null;
+  function showToast(el) {
+    el = el || document.getElementById("toast");
+    if (!el || !el.textContent.trim()) return;
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { el.hidden = true; }, 7000);
+  }
+  function toast(text) {
+    var el = document.getElementById("toast");
+    if (!el) return;
+    el.className = "toast error";
+    el.textContent = text;
+    showToast(el);
+  }
+  document.addEventListener("click", function (e) {
+    if (e.target.closest && e.target.closest("#toast")) e.target.closest("#toast").hidden = true;
+  });
+  body.addEventListener("htmx:sendError", function (e) {
+    var config = e.detail.requestConfig;
+    if (config && config.verb === "get") return; // a poll or resync: the banner says enough
+    toast("No connection to the server: nothing was sent. Try again in a moment.");
+  });
+  body.addEventListener("htmx:responseError", function (e) {
+    var xhr = e.detail.xhr;
+    if ((xhr.getResponseHeader("Content-Type") || "").indexOf("json") >= 0) {
+      // Refusals from outside the HTML routes (a freed seat, a GM-only route) are {code, message}.
+      try { toast(JSON.parse(xhr.responseText).message); return; } catch (err) { /* not JSON after all */ }
+    }
+    if (xhr.status >= 500) toast("The server had a problem (" + xhr.status + "). Tell the GM.");
+  });
+
+  /* --- Commands: an id per request, forms reset once the server took them ---------------------- */
+  function randomId() {
+    var bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes); // randomUUID needs https; the venue LAN is plain http
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+  body.addEventListener("htmx:configRequest", function (e) {
+    if (e.detail.verb !== "get") e.detail.parameters.command_id = randomId();
+  });
+  body.addEventListener("htmx:beforeSwap", function (e) {
+    // A successful form: the server's re-render is the truth now, so drop the typed-in values.
+    var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
+    if (form && e.detail.xhr.status < 400) form.reset();
+  });
+
+  /* --- Pushed panels: skip unchanged ones, keep choices in changed ones -------------------------- */
+  var lastHtml = {};
+  var pending = {};
+  function recordPanels() {
+    document.querySelectorAll("[hx-swap-oob], main [id]").forEach(function (el) {
+      if (el.id && !(el.id in lastHtml)) lastHtml[el.id] = el.outerHTML;
+    });
+  }
+  // A field's identity across a re-render: its form (by id, else by the form's hidden fields,
+  // which name what the form acts on, e.g. "SetTrack kestrel hull"), its name, and for boxes and
+  // radios its value. Positions would shift when a row is added.
+  function formKey(el) {
+    var id = el.getAttribute("form");
+    if (id) return id;
+    var form = el.form;
+    if (!form) return "";
+    if (form.id) return form.id;
+    return Array.prototype.map.call(form.querySelectorAll("input[type=hidden]"), function (h) {
+      return h.name + "=" + h.value;
+    }).join("&");
+  }
+  function fieldKey(el) {
+    var multi = el.type === "checkbox" || el.type === "radio";
+    return formKey(el) + "|" + el.name + "|" + (multi ? el.value : "");
+  }
+  function defaultOption(select) {
+    for (var i = 0; i < select.options.length; i++) if (select.options[i].defaultSelected) return select.options[i];
+    return select.options[0];
+  }
+  function captureState(root) {
+    var fields = {};
+    root.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (el) {
+      if (el.type === "hidden") return;
+      if (el.type === "checkbox" || el.type === "radio") {
+        if (el.checked !== el.defaultChecked) fields[fieldKey(el)] = el.checked;
+      } else if (el.tagName === "SELECT") {
+        if (el.options[el.selectedIndex] !== defaultOption(el)) fields[fieldKey(el)] = el.value;
+      } else if (el.value !== el.defaultValue) {
+        fields[fieldKey(el)] = el.value;
+      }
+    });
+    var open = {};
+    root.querySelectorAll("details[id]").forEach(function (d) { open[d.id] = d.open; });
+    var focus = root.contains(document.activeElement) && document.activeElement.name ? fieldKey(document.activeElement) : null;
+    var scroll = {};
+    root.querySelectorAll(".map-scroll, .scroll-keep").forEach(function (s, i) { scroll[i] = s.scrollLeft; });
+    return { fields: fields, open: open, focus: focus, scroll: scroll, epoch: root.dataset.epoch };
+  }
+  function restoreState(root, state) {
+    Object.keys(state.open).forEach(function (id) {
+      var d = root.querySelector("#" + CSS.escape(id));
+      if (d) d.open = state.open[id];
+    });
+    root.querySelectorAll(".map-scroll, .scroll-keep").forEach(function (s, i) {
+      if (i in state.scroll) s.scrollLeft = state.scroll[i];
+    });
+    if (state.epoch !== root.dataset.epoch) return; // a new turn or phase: start afresh
+    root.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (el) {
+      var key = fieldKey(el);
+      if (!(key in state.fields) || el.disabled) return;
+      var value = state.fields[key];
+      if (el.type === "checkbox" || el.type === "radio") el.checked = value;
+      else if (el.tagName !== "SELECT" || Array.prototype.some.call(el.options, function (o) { return o.value === value; })) el.value = value;
+      if (key === state.focus) el.focus();
+    });
+  }
+
+  body.addEventListener("htmx:oobBeforeSwap", function (e) {
+    var target = e.detail.target;
+    var incoming = e.detail.fragment.firstElementChild;
+    if (!incoming || !target.id) return;
+    var html = incoming.outerHTML;
+    if (lastHtml[target.id] === html) { e.detail.shouldSwap = false; return; }
+    lastHtml[target.id] = html;
+    pending[target.id] = { state: captureState(target), health: target.dataset.health, hadPrompt: !target.classList.contains("empty") };
+  });
+  body.addEventListener("htmx:oobAfterSwap", function (e) {
+    var el = e.detail.target && e.detail.target.id ? document.getElementById(e.detail.target.id) : null;
+    if (!el) return;
+    var before = pending[el.id];
+    delete pending[el.id];
+    if (el.id === "toast") { showToast(el); return; }
+    if (before) restoreState(el, before.state);
+    if (el.id === "me" && before && before.health !== "" && el.dataset.health !== "" &&
+        Number(el.dataset.health) < Number(before.health)) {
+      hit(el);
+    }
+    if (el.id === "allocation" && before && !before.hadPrompt && !el.classList.contains("empty")) {
+      // Engineering has seconds to answer: bring the prompt into view wherever they had scrolled.
+      buzz([120, 80, 120]);
+      el.scrollIntoView({ block: "start", behavior: "smooth" });
+    }
+    refresh();
+  });
+
+  /* --- Being hit: the phone buzzes and the station panel flashes -------------------------------- */
+  function buzz(pattern) { if (navigator.vibrate) navigator.vibrate(pattern); }
+  function hit(el) {
+    buzz([250, 100, 250, 100, 400]);
+    el.classList.remove("flash");
+    void el.offsetWidth;
+    el.classList.add("flash");
+  }
+
+  /* --- Hand: running total, cards that cannot count for the chosen action ---------------------- */
+  var handSnapshot = null;
+  function snapshotHand() {
+    var hand = document.getElementById("hand");
+    if (!hand) return null;
+    var cards = {};
+    hand.querySelectorAll(".card input").forEach(function (input) {
+      var card = input.closest(".card");
+      cards[input.value] = { name: card.dataset.name, value: card.dataset.value, sent: input.defaultChecked };
+    });
+    return { epoch: hand.dataset.epoch, cards: cards };
+  }
+  function showDiscards(before, after) {
+    var box = document.querySelector("[data-discards]");
+    if (!box || !before || !after) return;
+    // Cards gone without being played were lost to damage (the engine drops the lowest first).
+    var lost = Object.keys(before.cards).filter(function (id) { return !(id in after.cards) && !before.cards[id].sent; });
+    if (!lost.length) return;
+    box.textContent = "Lost to damage: " + lost.map(function (id) {
+      return before.cards[id].name + " (" + before.cards[id].value + ")";
+    }).join(", ") + ".";
+    box.hidden = false;
+  }
+
+  function refresh() {
+    var form = document.getElementById("order-form");
+    var action = form && form.querySelector("[name=action]:checked");
+    var kinds = action ? (action.dataset.kinds || "").split(" ").filter(Boolean) : null;
+    var closed = !form || form.querySelector("fieldset").disabled;
+    var total = 0;
+    document.querySelectorAll("#hand .card").forEach(function (card) {
+      var input = card.querySelector("input");
+      var fits = kinds === null || kinds.indexOf(card.dataset.kind) >= 0;
+      card.classList.toggle("unfit", !fits);
+      input.disabled = closed || !fits;
+      if (!fits && input.checked && !closed) input.checked = false;
+      if (input.checked && fits) total += Number(card.dataset.value);
+    });
+    document.querySelectorAll("[data-total]").forEach(function (el) { el.textContent = total; });
+    var chosen = document.querySelector("[data-chosen]");
+    var count = document.querySelectorAll("#hand .card input:checked").length;
+    if (chosen) chosen.textContent = count ? "Chosen: " + count + " card" + (count > 1 ? "s" : "") + ", total " + total + ". Not sent yet." : "";
+    if (form) reach(form, total);
+    allocationSums();
+    var hand = snapshotHand();
+    if (hand && handSnapshot && hand.epoch !== handSnapshot.epoch) showDiscards(handSnapshot, hand);
+    if (hand) handSnapshot = hand;
+  }
+
+  function reach(form, total) {
+    var x0 = Number(form.dataset.x), y0 = Number(form.dataset.y);
+    form.querySelectorAll(".cell").forEach(function (cell) {
+      var d = Math.max(Math.abs(cell.dataset.x - x0), Math.abs(cell.dataset.y - y0));
+      var ok = d <= total && d > 0;
+      cell.classList.toggle("reach", ok);
+      cell.classList.toggle("out", !ok && !cell.classList.contains("own"));
+      var input = cell.querySelector("input");
+      if (!form.querySelector("fieldset").disabled) input.disabled = !ok;
+      if (!ok && input.checked) input.checked = false;
+    });
+  }
+  function centreMap() {
+    var own = document.querySelector(".map-scroll .cell.own");
+    var box = own && own.closest(".map-scroll");
+    if (box) box.scrollLeft = own.offsetLeft - box.clientWidth / 2 + own.offsetWidth / 2;
+  }
+
+  /* --- Damage allocation steppers --------------------------------------------------------------- */
+  function allocationSums() {
+    document.querySelectorAll(".alloc-form").forEach(function (form) {
+      var most = Number(form.dataset.most), sum = 0;
+      form.querySelectorAll("input[type=number]").forEach(function (i) { sum += Number(i.value) || 0; });
+      var left = form.querySelector("[data-hull-left]");
+      if (left) left.textContent = most + 1 - sum;
+      form.querySelector("button[type=submit]").disabled = sum > most;
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var step = e.target.closest && e.target.closest("button.step");
+    if (!step) return;
+    var input = step.parentElement.querySelector("input");
+    var form = step.closest(".alloc-form");
+    var sum = 0;
+    form.querySelectorAll("input[type=number]").forEach(function (i) { sum += Number(i.value) || 0; });
+    var delta = Number(step.dataset.step);
+    if (delta > 0 && sum >= Number(form.dataset.most)) return;
+    input.value = Math.max(0, Math.min(Number(input.max), (Number(input.value) || 0) + delta));
+    allocationSums();
+  });
+
+  document.addEventListener("change", refresh);
+  document.addEventListener("input", function (e) { if (e.target.closest(".alloc-form")) allocationSums(); });
+
+  /* --- Countdowns from the deadline epoch ------------------------------------------------------- */
+  function tick() {
+    var t = now();
+    document.querySelectorAll("[data-deadline]").forEach(function (el) {
+      var left = Math.max(0, Number(el.dataset.deadline) - t);
+      var whole = Math.ceil(left);
+      el.textContent = Math.floor(whole / 60) + ":" + ("0" + (whole % 60)).slice(-2);
+      el.classList.toggle("low", left <= 15 && left > 5);
+      el.classList.toggle("urgent", left <= 5);
+    });
+  }
+  setInterval(tick, 250);
+
+  /* --- Connection: banner, reconnect on any close, resync when the phone wakes ------------------ */
+  var socket = null;      // the live WebSocket, to tell its close from an old one's
+  var wrapper = null;     // htmx-ext-ws's handle, which can reconnect
+  var retries = 0;
+  var bannerTimer = null;
+  var hiddenAt = null;
+  function banner(show) {
+    var el = document.getElementById("offline");
+    if (!el) return;
+    clearTimeout(bannerTimer);
+    if (show) bannerTimer = setTimeout(function () { el.hidden = false; }, 1200);
+    else el.hidden = true;
+  }
+  body.addEventListener("htmx:wsOpen", function (e) {
+    socket = e.detail.event.target;
+    wrapper = e.detail.socketWrapper;
+    retries = 0;
+    banner(false);
+  });
+  body.addEventListener("htmx:wsClose", function (e) {
+    wrapper = e.detail.socketWrapper;
+    var closed = e.detail.event.target;
+    if (closed !== socket) return; // an old socket we replaced on purpose
+    socket = null;
+    banner(true);
+    var code = e.detail.event.code;
+    if (code === 1008 || (code >= 4000 && code < 5000)) {
+      // The server refused this screen (seat freed, game gone): the page route knows where to go.
+      setTimeout(function () { location.reload(); }, 1500);
+      return;
+    }
+    // htmx-ext-ws retries only after abnormal closes; a server shutting down cleanly says 1000/1001.
+    if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
+      setTimeout(function () { if (!socket && wrapper) wrapper.reconnect(); }, htmx.config.wsReconnectDelay(retries++));
+    }
+  });
+  body.addEventListener("htmx:wsError", function () { banner(true); });
+  window.addEventListener("offline", function () { banner(true); });
+
+  function resync() {
+    // A phone that slept may hold a dead socket that never said goodbye: open a fresh one (the
+    // server pushes every panel on connect) and fetch the panels over HTTP in case that is slow.
+    if (wrapper) { socket = null; wrapper.reconnect(); }
+    if (document.querySelector("base")) htmx.ajax("GET", "panels", { source: body, swap: "none" });
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { hiddenAt = Date.now(); return; }
+    if (hiddenAt && Date.now() - hiddenAt > 2000) resync();
+    hiddenAt = null;
+  });
+  window.addEventListener("online", resync);
+  window.addEventListener("pageshow", function (e) { if (e.persisted) resync(); });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    recordPanels();
+    refresh();
+    centreMap();
+    tick();
+  });
+  body.addEventListener("htmx:load", function () { centreMap(); });
+})();

@@ -1,0 +1,267 @@
+"""The command path against a real PostgreSQL: one transaction, one version, no lost update."""
+
+import asyncio
+import random
+import uuid
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app import service
+from app.db.models import AppliedCommand, Event, Game
+from app.rules import Actor
+from app.rules.bot import propose, stations_to_order
+from app.service import ServiceError, create_game, create_seat, replay_state, run_command
+from app.service.commands import command_fields
+
+Sessions = async_sessionmaker[AsyncSession]
+GM = Actor.gm()
+
+
+async def stored(sessions: Sessions, game_id: uuid.UUID) -> Game:
+    async with sessions() as session:
+        game = await session.get(Game, game_id)
+        assert game is not None
+        return game
+
+
+async def count(sessions: Sessions, model: Any, game_id: uuid.UUID) -> int:
+    async with sessions() as session:
+        return int(
+            await session.scalar(
+                select(func.count()).select_from(model).where(model.game_id == game_id)
+            )
+            or 0
+        )
+
+
+async def test_command_stores_state_events_and_itself_in_one_version(
+    session_factory: Sessions,
+) -> None:
+    game_id, join_code, _ = await create_game(session_factory, "skirmish", seed=1)
+    result = await run_command(
+        session_factory, game_id, {"type": "SendMessage", "text": "Hail"}, GM, command_id="c1"
+    )
+    assert result.version == 1
+    assert [e["type"] for e in result.events] == ["MessageSent"]
+    game = await stored(session_factory, game_id)
+    assert game.version == 1 and game.state["messages"][-1]["text"] == "Hail"
+    assert len(join_code) == 4
+    assert await count(session_factory, Event, game_id) == 1
+    async with session_factory() as session:
+        applied = await session.get(AppliedCommand, (game_id, "c1"))
+    assert applied is not None and applied.result["command"]["type"] == "SendMessage"
+    assert applied.result["actor"] == {"role": "gm", "seat": None}
+
+
+async def test_repeated_command_id_is_applied_once(session_factory: Sessions) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    command = {"type": "SendMessage", "text": "Once"}
+    first = await run_command(session_factory, game_id, command, GM, command_id="same")
+    again = await run_command(
+        session_factory, game_id, command, GM, command_id="same", expected_version=0
+    )  # a retry may carry its original version
+    assert (again.version, again.events) == (first.version, first.events)
+    assert (await stored(session_factory, game_id)).version == 1
+    assert await count(session_factory, Event, game_id) == 1
+
+
+async def test_a_command_id_reused_for_another_command_is_refused(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    await run_command(
+        session_factory, game_id, {"type": "SendMessage", "text": "A"}, GM, command_id="id"
+    )
+    with pytest.raises(ServiceError) as refused:
+        await run_command(
+            session_factory, game_id, {"type": "SendMessage", "text": "B"}, GM, command_id="id"
+        )
+    assert (refused.value.code, refused.value.status) == ("COMMAND_ID_REUSED", 409)
+
+
+async def test_expected_version_mismatch_is_stale_and_changes_nothing(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    await run_command(
+        session_factory,
+        game_id,
+        {"type": "SetRedAlert", "on": True},
+        GM,
+        command_id="a",
+        expected_version=0,
+    )
+    with pytest.raises(ServiceError) as refused:
+        await run_command(
+            session_factory,
+            game_id,
+            {"type": "SetRedAlert", "on": False},
+            GM,
+            command_id="b",
+            expected_version=0,
+        )
+    assert (refused.value.code, refused.value.status) == ("STALE_VERSION", 409)
+    game = await stored(session_factory, game_id)
+    assert game.version == 1 and game.state["red_alert"] is True
+
+
+async def test_refused_command_changes_nothing_and_maps_to_a_status(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    cases: list[tuple[dict[str, Any], Actor, str, int]] = [
+        ({"type": "CloseOrders"}, GM, "WRONG_PHASE", 409),
+        ({"type": "SetRedAlert", "on": True}, Actor.for_seat("nobody"), "GM_ONLY", 403),
+        ({"type": "DestroyShip", "ship": "ghost"}, GM, "NO_SUCH_SHIP", 404),
+        ({"type": "Teleport"}, GM, "UNKNOWN_COMMAND", 400),
+    ]
+    for data, actor, code, status in cases:
+        with pytest.raises(ServiceError) as refused:
+            await run_command(session_factory, game_id, data, actor, command_id=uuid.uuid4().hex)
+        assert (refused.value.code, refused.value.status) == (code, status)
+    assert (await stored(session_factory, game_id)).version == 0
+    assert await count(session_factory, AppliedCommand, game_id) == 0
+
+
+async def test_unknown_game_is_404(session_factory: Sessions) -> None:
+    for game_id in (uuid.uuid4(), "not-a-uuid"):
+        with pytest.raises(ServiceError) as refused:
+            await run_command(session_factory, game_id, {"type": "EndCombat"}, GM, command_id="x")
+        assert refused.value.status == 404
+
+
+async def test_fifty_concurrent_commands_are_serialised_without_lost_updates(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+
+    async def one(i: int) -> int:
+        data: dict[str, Any] = (
+            {
+                "type": "ImposeModifier",
+                "ship": "kestrel",
+                "applies": "attack",
+                "value": 1,
+                "reason": f"drill {i}",
+                "lasting": "combat",
+            }
+            if i % 2
+            else {"type": "SendMessage", "text": f"message {i}"}
+        )
+        return (await run_command(session_factory, game_id, data, GM, command_id=f"c{i}")).version
+
+    versions = await asyncio.gather(*(one(i) for i in range(50)))
+    assert sorted(versions) == list(range(1, 51))  # each its own version: none overwrote another
+    game = await stored(session_factory, game_id)
+    assert game.version == 50
+    assert sorted(m["reason"] for m in game.state["modifiers"]) == sorted(
+        f"drill {i}" for i in range(1, 50, 2)
+    )
+    texts = {m["text"] for m in game.state["messages"]}
+    assert len(game.state["messages"]) == 20  # the engine keeps the last 20 messages
+    assert texts <= {f"message {i}" for i in range(0, 50, 2)}
+    assert await count(session_factory, Event, game_id) == 50
+    assert await count(session_factory, AppliedCommand, game_id) == 50
+
+
+async def test_each_commit_notifies_with_only_the_game_and_version(
+    session_factory: Sessions, db_url: str
+) -> None:
+    from sqlalchemy import make_url
+
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(
+        make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    )
+    try:
+        await listener.add_listener("bridgecrew", lambda *args: heard.put_nowait(args[3]))
+        game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+        await run_command(
+            session_factory, game_id, {"type": "SendMessage", "text": "x"}, GM, command_id="n1"
+        )
+        with pytest.raises(ServiceError):
+            await run_command(
+                session_factory, game_id, {"type": "CloseOrders"}, GM, command_id="n2"
+            )
+        assert await asyncio.wait_for(heard.get(), 5) == f"{game_id}:1"
+        await asyncio.sleep(0.2)
+        assert heard.empty()  # a refused command was rolled back, its NOTIFY with it
+    finally:
+        await listener.close()
+
+
+async def test_replaying_the_stored_commands_gives_the_stored_state(
+    session_factory: Sessions,
+) -> None:
+    """Three turns played by the engine's bot through the service, seats, timers and all."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=42, modules=["syshit"])
+    for station in ("weapons", "engineering", "pilot", "comms"):
+        await create_seat(session_factory, game_id, "kestrel", station, station.title())
+    rng = random.Random(42)
+    for _ in range(3):
+        await run_command(
+            session_factory,
+            game_id,
+            {"type": "StartTurn", "seconds": 60},
+            GM,
+            command_id=uuid.uuid4().hex,
+        )
+        for _attempt in range(20):
+            state = (await stored(session_factory, game_id)).state
+            if state["phase"] != "orders" or not stations_to_order(state):
+                break
+            ship, station, actor = stations_to_order(state)[0]
+            order = command_fields(propose(state, ship, station, rng, actor))
+            await run_command(session_factory, game_id, order, actor, command_id=uuid.uuid4().hex)
+        state = (await stored(session_factory, game_id)).state
+        if state["phase"] == "orders":
+            await run_command(
+                session_factory, game_id, {"type": "CloseOrders"}, GM, command_id=uuid.uuid4().hex
+            )
+        while (state := (await stored(session_factory, game_id)).state)["phase"] == "allocation":
+            await run_command(
+                session_factory,
+                game_id,
+                {"type": "ForceAllocation"},
+                GM,
+                command_id=uuid.uuid4().hex,
+            )
+    game = await stored(session_factory, game_id)
+    assert game.state["turn"] == 3 and "syshit" in game.state["modules"]
+    assert await replay_state(session_factory, game_id) == game.state
+
+
+async def test_modules_chosen_at_creation_are_commands_too(session_factory: Sessions) -> None:
+    game_id, _, _ = await create_game(
+        session_factory, "skirmish", seed=3, modules=["starmada", "syshit"]
+    )
+    game = await stored(session_factory, game_id)
+    assert game.version == 2 and game.state["modules"] == ["starmada", "syshit"]
+    with pytest.raises(ServiceError) as refused:
+        await create_game(session_factory, "skirmish", modules=["warp"])
+    assert refused.value.code == "UNKNOWN_MODULE"
+    with pytest.raises(ServiceError) as missing:
+        await create_game(session_factory, "no-such-scenario")
+    assert (missing.value.code, missing.value.status) == ("NO_SUCH_SCENARIO", 404)
+
+
+async def test_service_exports_what_the_screens_use() -> None:
+    for name in (
+        "run_command",
+        "create_game",
+        "create_seat",
+        "free_seat",
+        "revoke_seat",
+        "seat_by_token",
+        "is_gm_token",
+        "current_view",
+        "events_after",
+        "game_by_join_code",
+        "ensure_demo_game",
+        "replay_state",
+    ):
+        assert callable(getattr(service, name)), name

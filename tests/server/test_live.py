@@ -1,0 +1,186 @@
+"""Websockets: the full view on connect, the caller's own view after every change, the public
+event stream, and a listener that survives losing its database connection."""
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from sqlalchemy import text
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
+
+from app.service import remove_commit_listener
+from app.settings import Settings
+
+from .conftest import AsyncTable, LiveServer, next_message
+
+
+@pytest.fixture
+async def table(live: LiveServer) -> AsyncIterator[AsyncTable]:
+    async with httpx.AsyncClient(base_url=live.http, timeout=10) as http:
+        yield await AsyncTable(http).create()
+
+
+async def closed_with(socket: ClientConnection) -> int | None:
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await asyncio.wait_for(socket.recv(), 10)
+    return socket.close_code
+
+
+async def test_display_gets_its_full_view_on_connect_and_after_each_change(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        first = await next_message(display)
+        assert (first["type"], first["audience"], first["version"]) == ("view", "display", 0)
+        assert first["view"]["game"]["red_alert"] is False and "hands" not in first["view"]
+        await table.gm_command(type="SetRedAlert", on=True)
+        update = await next_message(display)
+        assert update["version"] == 1 and update["view"]["game"]["red_alert"] is True
+
+
+async def test_each_socket_gets_its_own_view_and_unchanged_screens_get_nothing(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    weapons, pilot = await table.seat("weapons"), await table.seat("pilot")
+    base = f"{live.ws}/ws/station/{table.game_id}?format=json&token="
+    async with (
+        connect(base + weapons["seat_token"]) as mine,
+        connect(base + pilot["seat_token"]) as theirs,
+        connect(f"{live.ws}/ws/gm/{table.game_id}?format=json&token={table.gm_token}") as gm,
+    ):
+        assert (await next_message(mine))["view"]["me"]["station"] == "weapons"
+        assert (await next_message(theirs))["view"]["me"]["station"] == "pilot"
+        assert "hands" in (await next_message(gm))["view"]
+        await table.gm_command(type="SendMessage", text="Weapons only", to="kestrel/weapons")
+        got = await next_message(mine)
+        assert [m["text"] for m in got["view"]["messages"]] == ["Weapons only"]
+        assert (await next_message(gm))["version"] == 3
+        await table.gm_command(type="SetRedAlert", on=True)
+        # The pilot's screen did not change with the private message: its next push is the alert.
+        following = await next_message(theirs)
+        assert following["version"] == 4 and following["view"]["messages"] == []
+
+
+async def test_station_socket_takes_the_seat_cookie_only_from_our_own_pages(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    seat = await table.seat("comms")
+    url = f"{live.ws}/ws/station/{table.game_id}?format=json"
+    cookie = {"Cookie": f"bc_seat_{table.game_id}={seat['seat_token']}"}
+    ours = Origin(f"http://127.0.0.1:{live.port}")
+    async with connect(url, additional_headers=cookie, origin=ours) as from_us:
+        assert (await next_message(from_us))["view"]["me"]["station"] == "comms"
+    elsewhere = Origin("http://evil.example")
+    async with connect(url, additional_headers=cookie, origin=elsewhere) as from_elsewhere:
+        assert await closed_with(from_elsewhere) == 1008
+
+
+async def test_refused_sockets_are_closed_with_1008(live: LiveServer, table: AsyncTable) -> None:
+    for path in (
+        f"/ws/station/{table.game_id}?token=nope",
+        f"/ws/station/{table.game_id}",
+        f"/ws/gm/{table.game_id}?token=nope",
+        "/ws/display/00000000-0000-0000-0000-000000000000",
+        "/ws/display/junk",
+    ):
+        async with connect(live.ws + path) as socket:
+            assert await closed_with(socket) == 1008, path
+
+
+async def test_event_stream_sends_public_events_and_replays_after_a_version(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    await table.gm_command(type="SendMessage", text="Before")
+    async with connect(f"{live.ws}/ws/events/{table.game_id}") as events:
+        assert await next_message(events) == {"type": "hello", "version": 1}
+        await table.gm_command(type="SendMessage", text="Secret", to="kestrel/weapons")
+        await table.gm_command(type="SetRedAlert", on=True)
+        event = await next_message(events)
+        assert (event["version"], event["seq"], event["event"]["type"]) == (3, 0, "RedAlertSet")
+    async with connect(f"{live.ws}/ws/events/{table.game_id}?after=0") as replay:
+        assert await next_message(replay) == {"type": "hello", "version": 3}
+        kinds = [(await next_message(replay))["event"]["text"] for _ in range(2)]
+        assert kinds == ["GM to all: Before", "RED ALERT."]
+
+
+async def test_a_change_heard_only_through_notify_still_reaches_the_socket(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    """As when another process commits: this process learns of it only by LISTEN."""
+    remove_commit_listener(live.app.state.hub.notice)
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        await next_message(display)
+        await table.gm_command(type="SetRedAlert", on=True)
+        assert (await next_message(display))["view"]["game"]["red_alert"] is True
+
+
+async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every_socket(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    hub = live.app.state.hub
+    remove_commit_listener(hub.notice)  # so only LISTEN can tell the hub
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        await next_message(display)
+        async with live.app.state.session_factory() as session:
+            await session.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                    "datname = current_database() AND application_name = 'bridgecrew-listener'"
+                )
+            )
+        resync = await next_message(display, within=20)  # full view again, once reconnected
+        assert resync["type"] == "view" and resync["version"] == 0
+        assert hub.listening
+        await table.gm_command(type="SetRedAlert", on=True)
+        assert (await next_message(display))["view"]["game"]["red_alert"] is True
+
+
+async def test_heartbeats_keep_quiet_sockets_alive(settings: Settings) -> None:
+    server = LiveServer(settings, heartbeat_seconds=0.2)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = await AsyncTable(http).create()
+        async with connect(f"{server.ws}/ws/display/{table.game_id}?format=json") as display:
+            await next_message(display)
+            beat = await next_message(display, within=5, skip_heartbeats=False)
+            assert beat == {"type": "heartbeat"}
+    finally:
+        await server.stop()
+
+
+async def test_server_shutdown_closes_sockets_with_1012_so_htmx_reconnects(
+    settings: Settings,
+) -> None:
+    server = LiveServer(settings)
+    await server.start()
+    async with httpx.AsyncClient(base_url=server.http) as http:
+        table = await AsyncTable(http).create()
+    async with connect(f"{server.ws}/ws/display/{table.game_id}?format=json") as display:
+        await next_message(display)
+        await server.stop()
+        assert await closed_with(display) == 1012
+
+
+@pytest.mark.parametrize("audience", ["display", "gm", "station"])
+async def test_html_sockets_get_out_of_band_panels_rendered_by_the_ui(
+    live: LiveServer, table: AsyncTable, audience: str
+) -> None:
+    from app.live import HTML_AVAILABLE
+
+    if not HTML_AVAILABLE:
+        pytest.skip("the UI's renderer is not there")
+    token = {
+        "display": "",
+        "gm": table.gm_token,
+        "station": (await table.seat("weapons"))["seat_token"],
+    }[audience]
+    async with connect(f"{live.ws}/ws/{audience}/{table.game_id}?token={token}") as socket:
+        first = await asyncio.wait_for(socket.recv(), 10)
+        assert 'hx-swap-oob="true"' in first
+        await table.gm_command(type="SetRedAlert", on=True)
+        assert 'hx-swap-oob="true"' in await asyncio.wait_for(socket.recv(), 10)

@@ -1,0 +1,102 @@
+"""`bridgecrew export` / `import`: a whole game moves between servers and plays on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from app.backup import BackupError, export_game, import_game
+from app.db.session import create_engine, create_session_factory
+from app.rules import Actor
+from app.service import create_game, create_seat, run_command
+
+
+async def _factory(url: str):  # type: ignore[no-untyped-def]
+    engine = create_engine(url)
+    return engine, create_session_factory(engine)
+
+
+async def test_exported_game_imports_elsewhere_and_plays_on(db_url: str, pg_server_url: str) -> None:
+    engine, factory = await _factory(db_url)
+    game_id, join_code, gm_token = await create_game(factory, "skirmish", seed=5)
+    seat_id, seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
+    await run_command(factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(),
+                      command_id="start-1")
+    data = await export_game(factory, str(game_id))
+    await engine.dispose()
+    exported = json.loads(json.dumps(data))  # it is plain JSON
+
+    # A second, empty server: a fresh database cloned from the migrated template.
+    source = make_url(db_url)
+    other_url = source.set(database="backup_target").render_as_string(hide_password=False)
+    admin = create_engine(pg_server_url, isolation_level="AUTOCOMMIT")
+    async with admin.connect() as conn:
+        await conn.execute(text("DROP DATABASE IF EXISTS backup_target"))
+        await conn.execute(text(f'CREATE DATABASE backup_target TEMPLATE "{source.database}"'))
+    await admin.dispose()
+    # The template clone carries the source game; empty it so the import is a real move.
+    engine2, factory2 = await _factory(other_url)
+    async with engine2.begin() as conn:
+        await conn.execute(text("DELETE FROM games"))
+    new_id, new_code = await import_game(factory2, exported)
+    assert new_id == str(game_id)
+    assert new_code == join_code
+
+    again = await export_game(factory2, new_code)
+    assert again["game"]["state"] == data["game"]["state"]
+    assert again["events"] == data["events"]
+    assert [s["token_hash"] for s in again["seats"]] == [s["token_hash"] for s in data["seats"]]
+
+    result = await run_command(factory2, game_id, {"type": "PassOrder", "ship": "kestrel",
+                                                   "station": "pilot"},
+                               Actor.for_seat(str(seat_id)), command_id="pass-1")
+    assert result.version == data["game"]["version"] + 1
+
+    with pytest.raises(BackupError) as refused:
+        await import_game(factory2, exported)
+    assert refused.value.code == "GAME_EXISTS"
+    await engine2.dispose()
+
+
+async def test_import_refuses_a_file_that_is_not_an_export(db_url: str) -> None:
+    engine, factory = await _factory(db_url)
+    with pytest.raises(BackupError) as refused:
+        await import_game(factory, {"format": "something-else"})
+    assert refused.value.code == "NOT_A_BACKUP"
+    with pytest.raises(BackupError) as unknown:
+        await export_game(factory, "ZZZZ")
+    assert unknown.value.code == "NO_SUCH_GAME"
+    await engine.dispose()
+
+
+def test_cli_export_then_import_refuses_the_duplicate(db_url: str, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+    from app.settings import get_settings
+
+    async def make() -> str:
+        engine, factory = await _factory(db_url)
+        _, code, _ = await create_game(factory, "convoy", seed=9)
+        await engine.dispose()
+        return code
+
+    code = asyncio.run(make())
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    get_settings.cache_clear()
+    runner = CliRunner()
+    out = tmp_path / "game.json"
+    exported = runner.invoke(cli, ["export", code, "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    assert json.loads(out.read_text())["game"]["join_code"] == code
+    duplicate = runner.invoke(cli, ["import", str(out)])
+    assert duplicate.exit_code == 1
+    assert "already on this server" in duplicate.output
+    missing = runner.invoke(cli, ["export", "NOPE"])
+    assert missing.exit_code == 1
+    get_settings.cache_clear()

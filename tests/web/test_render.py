@@ -1,0 +1,211 @@
+"""The screens render from engine views alone, push every panel out of band, and never show a
+station what belongs to another."""
+
+import re
+from typing import Any
+
+import pytest
+
+from app.rules import display_view, gm_view, station_view
+from app.web.render import PANELS, render_page, render_push
+from app.web.templating import qr_svg
+from tests.web import games
+
+PAGE = {
+    "game_id": "00000000-0000-0000-0000-000000000001",
+    "csrf": "token",
+    "join_code": "K7QF",
+    "join_url": "http://10.0.0.5:8000/join/K7QF",
+    "join_qr": qr_svg("http://10.0.0.5:8000/join/K7QF"),
+}
+MOMENTS = sorted(games.ALL)
+PANEL_IDS = {
+    "station": [
+        "status",
+        "messages",
+        "me",
+        "allocation",
+        "hand",
+        "order",
+        "crew",
+        "reveal",
+        "ship-status",
+        "log",
+    ],
+    "gm": [
+        "turn",
+        "allocation",
+        "ships",
+        "npc",
+        "modifiers",
+        "crew",
+        "messages",
+        "map",
+        "reveal",
+        "log",
+    ],
+    "display": ["alert", "timer", "ship-status", "map", "reveal", "log", "messages"],
+}
+
+
+@pytest.fixture(scope="module", params=MOMENTS)
+def state(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return games.ALL[request.param]()
+
+
+def views(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found = {"gm": gm_view(state), "display": display_view(state)}
+    for seat in games.SEATS.values():
+        found[seat] = station_view(state, seat)
+    return found
+
+
+def test_every_screen_renders_as_a_page_and_as_a_push(state: dict[str, Any]) -> None:
+    for who, view in views(state).items():
+        audience = who if who in ("gm", "display") else "station"
+        page = render_page(audience, view, **PAGE)
+        assert page.startswith("<!doctype html>")
+        assert "hx-swap-oob" not in page
+        assert f'ws-connect="/ws/{audience}/{PAGE["game_id"]}"' in page
+        assert render_push(audience, view)
+
+
+@pytest.mark.parametrize("audience", ["station", "gm", "display"])
+def test_push_carries_every_panel_out_of_band(audience: str) -> None:
+    state = games.after_hit()
+    view = {
+        "station": station_view(state, "seat-e"),
+        "gm": gm_view(state),
+        "display": display_view(state),
+    }[audience]
+    push = render_push(audience, view)
+    roots = re.findall(r'<(\w+) id="([\w-]+)"[^>]*?hx-swap-oob="true"', push)
+    assert [panel_id for _, panel_id in roots] == PANEL_IDS[audience]
+    assert len(PANELS[audience]) == len(PANEL_IDS[audience])
+
+
+def test_push_is_deterministic() -> None:
+    state = games.orders_phase()
+    for audience, view in [
+        ("station", station_view(state, "seat-w")),
+        ("gm", gm_view(state)),
+        ("display", display_view(state)),
+    ]:
+        assert render_push(audience, view) == render_push(audience, view)
+
+
+def test_full_page_and_push_render_the_same_panels() -> None:
+    state = games.allocation_phase()
+    view = station_view(state, "seat-e")
+    page = render_page("station", view, **PAGE)
+    for panel in re.findall(r'<\w+ id="([\w-]+)"[^>]*hx-swap-oob', render_push("station", view)):
+        assert f'id="{panel}"' in page
+
+
+def hand(state: dict[str, Any], seat: str) -> list[dict[str, Any]]:
+    me = station_view(state, seat)["me"]
+    return list(me["hand"]) if me else []
+
+
+def test_a_station_never_sees_another_stations_hand(state: dict[str, Any]) -> None:
+    for seat in games.SEATS.values():
+        view = station_view(state, seat)
+        html = render_page("station", view, **PAGE) + render_push("station", view)
+        # Names this page may show for its own reasons: its own hand, and cards already revealed.
+        allowed = {c["name"] for c in hand(state, seat)}
+        for order in (view["revealed"] or {}).get("orders", []):
+            allowed |= {c["name"] for c in order.get("played", [])}
+        for other in games.SEATS.values():
+            if other == seat:
+                continue
+            for card in hand(state, other):
+                assert f'"{card["id"]}"' not in html, (seat, other, card["id"])
+                assert card["id"] not in html, (seat, other, card["id"])
+                if card["name"] not in allowed:
+                    assert card["name"] not in html, (seat, other, card["name"])
+
+
+def test_a_station_never_sees_another_stations_unrevealed_order() -> None:
+    state = games.orders_phase()
+    order = state["orders"]["kestrel/weapons"]
+    assert order["cards"]
+    for seat in ("seat-e", "seat-p", "seat-c"):
+        html = render_page("station", station_view(state, seat), **PAGE)
+        for card_id in order["cards"]:
+            assert card_id not in html
+        assert "Sent:" not in html
+        assert "Attack (" not in html  # the order's words and value
+    own = render_page("station", station_view(state, "seat-w"), **PAGE)
+    assert "✓ Sent: Attack" in own
+
+
+def test_the_projector_shows_no_card_at_all() -> None:
+    for make in games.ALL.values():
+        state = make()
+        html = render_page("display", display_view(state), **PAGE)
+        for seat in games.SEATS.values():
+            for card in hand(state, seat):
+                assert card["id"] not in html
+
+
+def test_the_projector_shows_who_is_ready_but_not_what_they_ordered() -> None:
+    state = games.orders_phase()
+    html = render_page("display", display_view(state), **PAGE)
+    assert "✓ ready" in html
+    assert "Attack (" not in html
+
+
+def test_red_boxes_differ_in_shape_markup_and_fill_when_hit() -> None:
+    state = games.after_hit()
+    html = render_push("display", display_view(state))
+    # Kestrel's Hull took 4 (1 of 5 diverted): box 4, a red one, is filled.
+    hull = re.search(
+        r'aria-label="Hull: 8 of 12 left; red boxes 4, 8, 11">(.*?)</span>\n', html, re.S
+    )
+    assert hull is not None
+    boxes = re.findall(r'class="box([^"]*)"', hull.group(1))
+    assert boxes[3].split() == ["hit", "red"]
+    assert boxes[7].split() == ["red"]
+
+
+def test_station_down_notice_gives_the_reason() -> None:
+    from app.rules import apply
+    from app.rules import commands as c
+
+    state, _ = apply(games.orders_phase(), c.SetTrack(ship="kestrel", track="pilot", damage=5))
+    html = render_push("station", station_view(state, "seat-p"))
+    assert "STATION DOWN" in html
+    assert "no cards until Engineering repairs it" in html
+
+
+def test_engineering_gets_the_allocation_prompt_with_a_countdown() -> None:
+    state = games.allocation_phase()
+    html = render_push("station", station_view(state, "seat-e"))
+    assert "Incoming: 5 Hull damage" in html
+    assert f'data-deadline="{state["deadline"]["at"]}"' in html
+    assert 'name="alloc_pilot"' in html
+    assert "Incoming" not in render_push("station", station_view(state, "seat-w"))
+
+
+def test_skill_cards_are_marked_apart_from_station_cards() -> None:
+    state = games.orders_phase()
+    html = render_push("station", station_view(state, "seat-p"))
+    assert 'class="card card-skill"' in html
+    assert 'class="card card-station"' in html
+    assert ">SKILL</span>" in html
+
+
+def test_red_alert_shows_on_every_screen() -> None:
+    state = games.after_hit()
+    assert state["red_alert"]
+    assert "RED ALERT" in render_push("display", display_view(state))
+    assert "RED ALERT" in render_push("station", station_view(state, "seat-c"))
+    assert "Stand down red alert" in render_push("gm", gm_view(state))
+
+
+def test_the_reveal_shows_the_dice_term_by_term() -> None:
+    state = games.after_hit()
+    html = render_push("display", display_view(state))
+    assert "Turn 1 revealed" in html
+    assert '<span class="term die">d6 <b>' in html
+    assert "HIT · 5 dmg" in html

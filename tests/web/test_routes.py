@@ -1,0 +1,192 @@
+"""The HTML routes against the real app and database: joining, the seat cookie, CSRF, actions that
+answer with panels or a toast, and the GM's link."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.deps import gm_cookie, seat_cookie
+from app.settings import Settings
+from tests.browser.server import build_app
+
+
+@pytest.fixture
+def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    app = build_app(Settings(database_url=db_url, data_dir=tmp_path))
+    with TestClient(app, base_url="http://10.1.2.3:8000") as running:
+        yield running
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'X-CSRF-Token": "([^"]+)"', html) or re.search(
+        r'name="csrf" value="([^"]+)"', html
+    )
+    assert found is not None
+    return found.group(1)
+
+
+def new_game(client: TestClient) -> tuple[str, str]:
+    lobby = client.get("/gm")
+    answer = client.post(
+        "/gm",
+        data={"scenario": "skirmish", "seed": "7", "csrf": csrf_of(lobby.text)},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303
+    game_id = answer.headers["location"].rsplit("/", 1)[1]
+    dashboard = client.get(f"/gm/{game_id}")
+    code = re.search(r'class="d-code">(\w+)<', dashboard.text)
+    assert code is not None
+    return game_id, code.group(1)
+
+
+def join(client: TestClient, code: str, seat: str, name: str) -> str:
+    page = client.get(f"/join/{code}")
+    answer = client.post(
+        f"/join/{code}",
+        data={"seat": seat, "name": name, "character": "", "csrf": csrf_of(page.text)},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    return answer.cookies.get(seat_cookie(answer.headers["location"].rsplit("/", 1)[1])) or ""
+
+
+def test_joining_sets_a_seat_cookie_that_brings_the_phone_back(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    client.cookies.clear()
+    page = client.get(f"/join/{code}")
+    assert "kestrel/weapons" in page.text
+    assert f"http://10.1.2.3:8000/join/{code}" not in page.text  # no QR on the phone itself
+    answer = client.post(
+        f"/join/{code}",
+        data={
+            "seat": "kestrel/weapons",
+            "name": "Ann",
+            "character": "amara-lind",
+            "csrf": csrf_of(page.text),
+        },
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303
+    assert answer.headers["location"] == f"/play/{game_id}"
+    cookie = answer.headers["set-cookie"]
+    assert f"{seat_cookie(game_id)}=" in cookie
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie
+    station = client.get(f"/play/{game_id}")
+    assert station.status_code == 200
+    assert 'id="hand"' in station.text and "Weapons" in station.text
+    again = client.get(f"/join/{code}", follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == f"/play/{game_id}"
+
+
+def test_a_taken_station_is_refused_with_the_form_kept(client: TestClient) -> None:
+    _, code = new_game(client)
+    client.cookies.clear()
+    join(client, code, "kestrel/pilot", "Ann")
+    client.cookies.clear()
+    page = client.get(f"/join/{code}")
+    assert 'value="kestrel/pilot" required disabled' in page.text
+    answer = client.post(
+        f"/join/{code}", data={"seat": "kestrel/pilot", "name": "Bo", "csrf": csrf_of(page.text)}
+    )
+    assert answer.status_code == 409
+    assert "already manned" in answer.text and 'value="Bo"' in answer.text
+
+
+def test_forms_without_the_csrf_token_are_refused(client: TestClient) -> None:
+    _, code = new_game(client)
+    answer = client.post(f"/join/{code}", data={"seat": "kestrel/pilot", "name": "Eve"})
+    assert answer.status_code == 403
+    assert answer.json()["code"] == "BAD_CSRF"
+
+
+def test_an_order_answers_with_panels_or_with_a_toast(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    client.cookies.clear()
+    join(client, code, "kestrel/comms", "Cy")
+    page = client.get(f"/play/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(page.text), "HX-Request": "true"}
+    refused = client.post(f"/play/{game_id}/pass", headers=headers)
+    assert refused.status_code == 409
+    assert 'id="toast"' in refused.text and 'data-code="WRONG_PHASE"' in refused.text
+    assert "hx-swap-oob" in refused.text
+    forged = client.post(f"/play/{game_id}/pass", headers={"X-CSRF-Token": "x" * 32})
+    assert forged.status_code == 403
+
+
+def test_the_gm_link_sets_the_gm_cookie_and_commands_answer_with_panels(
+    client: TestClient,
+) -> None:
+    game_id, _ = new_game(client)
+    token = client.cookies.get(gm_cookie(game_id))
+    assert token
+    client.cookies.clear()
+    refused = client.get(f"/gm/{game_id}")
+    assert refused.status_code == 403 and "GM link" in refused.text
+    assert refused.headers["content-type"].startswith("text/html")
+    opened = client.get(f"/gm/{game_id}?token={token}", follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"] == f"/gm/{game_id}"
+    dashboard = client.get(f"/gm/{game_id}")
+    assert dashboard.status_code == 200
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text), "HX-Request": "true"}
+    started = client.post(
+        f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "30"}, headers=headers
+    )
+    assert started.status_code == 200
+    assert re.search(r'id="turn"[^>]*hx-swap-oob="true"', started.text)
+    assert "Turn <b>1</b>" in started.text
+
+
+def test_a_station_page_from_the_server_holds_only_its_own_cards(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    gm_token = client.cookies.get(gm_cookie(game_id))
+    pages = {}
+    for role in ("weapons", "pilot"):
+        client.cookies.clear()
+        join(client, code, f"kestrel/{role}", role)
+        pages[role] = dict(client.cookies)
+    client.cookies.clear()
+    client.cookies.set(gm_cookie(game_id), gm_token or "")
+    dashboard = client.get(f"/gm/{game_id}")
+    client.post(
+        f"/gm/{game_id}/command",
+        data={"type": "StartTurn"},
+        headers={"X-CSRF-Token": csrf_of(dashboard.text)},
+    )
+    html = {}
+    for role, cookies in pages.items():
+        client.cookies.clear()
+        for name, value in cookies.items():
+            client.cookies.set(name, value)
+        html[role] = (
+            client.get(f"/play/{game_id}").text + client.get(f"/play/{game_id}/panels").text
+        )
+    own = {
+        role: set(re.findall(r'name="cards" value="([^"]+)"', text)) for role, text in html.items()
+    }
+    assert own["weapons"] and own["pilot"]
+    for card in own["weapons"]:
+        assert card not in html["pilot"]
+    for card in own["pilot"]:
+        assert card not in html["weapons"]
+
+
+def test_unknown_games_get_a_page_not_json(client: TestClient) -> None:
+    for path in ("/play/not-a-game", "/display/00000000-0000-0000-0000-000000000000"):
+        answer = client.get(path)
+        assert answer.status_code == 404
+        assert "No such game" in answer.text
+
+
+def test_the_projector_shows_the_join_qr_for_the_address_phones_use(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    display = client.get(f"/display/{game_id}")
+    assert display.status_code == 200
+    assert f"http://10.1.2.3:8000/join/{code}" in display.text
+    assert "<svg" in display.text
+    assert 'ws-connect="/ws/display/' in display.text
