@@ -12,7 +12,8 @@ from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
 from .resolve import add_modifier
-from .state import get_character, get_ship, get_station, health, role_label, station_key
+from .state import (get_character, get_ship, get_station, health, manned, role_label,
+                    station_key)
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -32,7 +33,11 @@ def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
         raise refuse("BAD_VALUE", "A bonus lasts for the 'turn' or the whole 'combat'.")
     until = None
     if cmd.lasting == "turn":
-        turn = ctx.state["turn"] + (0 if ctx.state["phase"] in ("orders", "allocation") else 1)
+        phase = ctx.state["phase"]
+        if phase == "downtime":  # the next turn is turn 1 of the next combat
+            turn = 1
+        else:
+            turn = ctx.state["turn"] + (0 if phase in ("orders", "allocation") else 1)
         until = {"turn": turn, "step": "end"}
     modifier = add_modifier(ctx, ship["id"], cmd.applies, cmd.value, reason, until,
                             station=cmd.station if cmd.applies == "station" else None)
@@ -224,8 +229,8 @@ def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
     ctx.emit("CrewSeated", f"{name} took {role_label(station)} of {ship['name']}.",
              ship=ship["id"], station=station["id"], seat=cmd.seat, name=name,
              character=cmd.character)
-    if ctx.state["phase"] != "downtime" and not ship["destroyed"]:
-        draw_up(ctx, ship, station)
+    if ctx.state["phase"] != "downtime" and not ship["destroyed"] and manned(ctx.state, station):
+        draw_up(ctx, ship, station)  # G-CREW-3: an unconscious newcomer does not man it yet
 
 
 def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:

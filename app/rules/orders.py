@@ -172,7 +172,10 @@ def _check_nothing(state: State, ship: Ship, station: Station, cmd: SubmitOrder,
 
 def _check_jam(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
                order: dict[str, Any]) -> None:
-    order["target"] = _enemy(state, ship, cmd.target, "jam")["id"]
+    target = _enemy(state, ship, cmd.target, "jam")
+    if target["side"] == ship["side"]:
+        raise refuse("NOT_AN_ENEMY", f"{target['name']} is on your side: jam an enemy ship.")
+    order["target"] = target["id"]
 
 
 def _check_repair(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,

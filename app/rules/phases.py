@@ -7,6 +7,9 @@ ANY_PHASE = frozenset({
     "ImposeModifier", "RemoveModifier", "SetTrack", "SetShields", "SetPosition", "SetShipValue",
     "SetCharacteristic", "FirstAid", "DestroyShip", "RestoreShip", "SeatCrew", "UnseatCrew",
     "SendMessage", "SetRedAlert", "SetSetting", "EndCombat",
+    # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
+    # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
+    "ExpireDeadline",
 })
 
 PHASES: dict[str, dict[str, object]] = {
@@ -18,13 +21,13 @@ PHASES: dict[str, dict[str, object]] = {
     "orders": {
         "label": "Orders",
         "allows": frozenset({"SubmitOrder", "PassOrder", "WithdrawOrder", "CloseOrders",
-                             "PauseTimer", "ResumeTimer", "ExtendTimer", "ExpireDeadline"}),
+                             "PauseTimer", "ResumeTimer", "ExtendTimer"}),
         "next": "resolve",
     },
     "allocation": {
         "label": "Damage allocation",
-        "allows": frozenset({"AllocateDamage", "ForceAllocation", "ExpireDeadline",
-                             "UndoResolution", "PauseTimer", "ResumeTimer", "ExtendTimer"}),
+        "allows": frozenset({"AllocateDamage", "ForceAllocation", "UndoResolution",
+                             "PauseTimer", "ResumeTimer", "ExtendTimer"}),
         "next": "turn_end",
     },
     "turn_end": {

@@ -8,11 +8,12 @@ from typing import Any, Callable
 from .cards import discard, draw_up
 from .content import band_index, range_band_for
 from .context import Context
-from .damage import damage_hull, damage_shields, damage_station, first_station
+from .damage import (damage_hull, damage_shields, damage_shields_box, damage_station,
+                     first_station)
 from .errors import refuse
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
-from .state import Ship, distance, hand_limit, health, manned, role_label
+from .state import Ship, distance, hand_limit, health, manned, operational, role_label
 from .timing import clear_deadline, set_deadline
 
 Order = dict[str, Any]
@@ -27,10 +28,11 @@ def reveal_and_resolve(ctx: Context) -> None:
             state["orders"][key] = {"ship": ship_id, "station": station_id, "action": "pass",
                                     "cards": [], "value": 0, "by": "timeout"}
     for order in state["orders"].values():
-        station = state["ships"][order["ship"]]["stations"][order["station"]]
+        ship = state["ships"][order["ship"]]
+        station = ship["stations"][order["station"]]
+        _recheck(ctx, ship, station, order)
         for card_id in order["cards"]:
-            if card_id in station["hand"]:
-                discard(ctx, station, card_id)
+            discard(ctx, station, card_id)
         order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
     state["revealed"] = {"turn": state["turn"], "orders": dict(state["orders"]), "results": []}
     clear_deadline(state)
@@ -38,6 +40,21 @@ def reveal_and_resolve(ctx: Context) -> None:
              orders=[_public_order(state, o) for o in state["orders"].values()])
     state["pending"] = {"hits": [], "next_step": 0}
     run_steps(ctx)
+
+
+def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) -> None:
+    """An order given earlier may no longer stand: the GM may have taken the station down or the
+    cards out of the hand since. Count only cards still held; a station now down passes."""
+    held = [c for c in order["cards"] if c in station["hand"]]
+    if held != order["cards"]:
+        order["cards"] = held
+        order["value"] = sum(ctx.state["cards"][c]["value"] for c in held)
+    repairing_itself = order["action"] == "repair" and order.get("target_station") == station["id"]
+    down = not operational(station) and not (station["role"] == "engineering" and repairing_itself)
+    if order["action"] != "pass" and (down or ship["destroyed"]):
+        order.update(action="pass", cards=[], value=0)
+        ctx.emit("OrderVoided", f"{role_label(station)} of {ship['name']} could no longer carry "
+                 "out its order.", ship=ship["id"], station=station["id"])
 
 
 def _public_order(state: dict[str, Any], order: Order) -> dict[str, Any]:
@@ -119,6 +136,7 @@ def expire_modifiers(ctx: Context, step: str) -> None:
 
 def bonus_from(ctx: Context, value: int) -> int:
     """Comms and Captain bonuses: the scenario's table, else the value halved, rounded up."""
+    value = max(0, value)  # a GM penalty can push the value below 0: that earns no bonus
     table = ctx.state["settings"]["bonus_table"]
     if table:
         return int(table[min(value, len(table) - 1)])
@@ -159,6 +177,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         ship = ctx.state["ships"][order["ship"]]
         value, _ = action_value(ctx, order)
         if order["action"] == "evasive":
+            value = max(0, value)  # a penalty can spoil the dodge, not make the ship easier to hit
             add_modifier(ctx, ship["id"], "defence", value, "evasive",
                          {"turn": ctx.state["turn"] + 1, "step": "manoeuvre"})
             ctx.emit("EvasiveManoeuvre", f"{ship['name']} jinked and weaved: +{value} Defence "
@@ -340,9 +359,9 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             continue
         if hit["target_station"] and not target["shields"]["active"]:
             share = math.ceil(points / 2)
-            damage_station(ctx, target, target["stations"][hit["target_station"]], share,
-                           hit["cause"])
-            points -= share
+            # What the station cannot take (it is already low) stays on the Hull.
+            points -= damage_station(ctx, target, target["stations"][hit["target_station"]],
+                                     share, hit["cause"])
         if "syshit" in state["modules"]:
             points -= _system_hit(ctx, target, points, hit["cause"])
         if points > 0:
@@ -376,13 +395,19 @@ def _system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
     roll = ctx.dice.roll(20)
     system = next((name for low, high, name in ctx.state["settings"]["hit_table"]
                    if low <= roll <= high), "hull")
-    station = first_station(ship, system) if system != "hull" else None
-    share = points // 2 if station is not None else 0
+    station = first_station(ship, system) if system not in ("hull", "shields") else None
+    if system == "shields":  # the shield generator (G-SHIP-2), as far as it has boxes left
+        share = min(points // 2, health(ship["shields"]))
+    else:
+        share = points // 2 if station is not None else 0
     ctx.emit("SystemHitRolled", f"System hit on {ship['name']}: d20 {roll} → {system}"
              f"{f', {share} damage diverted there' if share else ''}.", ship=ship["id"],
              purpose="system hit", roll=roll, system=system, points=share)
     if share and station is not None:
-        damage_station(ctx, ship, station, share, cause)
+        return damage_station(ctx, ship, station, share, cause)
+    if share:
+        for _ in range(share):
+            damage_shields_box(ctx, ship)
     return share
 
 

@@ -27,12 +27,16 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
         stations: dict[str, Station] = {}
         for spec in cls.stations:
             deck = catalogue.decks[spec.deck]
-            for card in deck.cards:
+            # Each station gets its own copy of the deck, so a card id names one card in the game
+            # even when two ships of one class carry the same deck.
+            own = [dataclasses.replace(card, id=f"{placement.id}.{spec.id}.{card.id}")
+                   for card in deck.cards]
+            for card in own:
                 cards[card.id] = _card_data(card)
             stations[spec.id] = {
                 "id": spec.id, "role": spec.role, "boxes": spec.track.boxes,
                 "red": list(spec.track.red), "damage": 0, "suffered": 0,
-                "deck": deck.id, "draw": [c.id for c in deck.cards], "discard": [], "hand": [],
+                "deck": deck.id, "draw": [c.id for c in own], "discard": [], "hand": [],
                 "crew": None,
             }
         ships[placement.id] = {

@@ -1,0 +1,177 @@
+"""Views (section 11, STYLE 6): a station sees its own hand and order and nobody else's, the
+display sees nothing hidden, the GM sees everything; events are stripped the same way."""
+
+from __future__ import annotations
+
+import json
+
+from app.rules import commands as c
+from app.rules import display_view, event_view, gm_view, station_view
+
+from .builders import (
+    Events,
+    State,
+    close,
+    damage,
+    dicts_in,
+    game,
+    hands,
+    leaks,
+    npc,
+    of_type,
+    order,
+    place,
+    run,
+    run_events,
+    seat_of,
+    set_rolls,
+    shields,
+    started,
+    stations,
+    strings_in,
+)
+
+A = ("kestrel", "weapons")
+B = ("kestrel", "pilot")
+
+
+def orders_open() -> tuple[State, Events]:
+    """Turn 1 with characters at A and B; B has ordered (a secret), A has ordered too."""
+    state = started(
+        game(characters={"kestrel/weapons": "vesna-kaur", "kestrel/pilot": "ilse-marrow"})
+    )
+    a_cards = stations(state, "kestrel")["weapons"]["hand"][:2]
+    b_cards = stations(state, "kestrel")["pilot"]["hand"][-2:]
+    return run_events(
+        state,
+        order(*A, "attack", a_cards, target="rustjaw", weapons=("torpedo",)),
+        order(*B, "manoeuvre", b_cards, x=4, y=6),
+    )
+
+
+def test_station_view_shows_its_own_hand_and_order_only() -> None:
+    state, _ = orders_open()
+    view = station_view(state, seat_of(*A))
+    me = view["me"]
+    assert [card["id"] for card in me["hand"]] == stations(state, "kestrel")["weapons"]["hand"]
+    assert me["order"] == state["orders"]["kestrel/weapons"]
+    b_hand = set(stations(state, "kestrel")["pilot"]["hand"])
+    assert b_hand and not b_hand & strings_in(view)
+    assert not [d for d in dicts_in(view) if d.get("action") == "manoeuvre"]
+    assert "manoeuvre" not in json.dumps(view)
+    assert leaks(state, view, "kestrel/weapons") == []
+
+
+def test_every_seat_view_keeps_every_other_seat_secret() -> None:
+    state, _ = orders_open()
+    for ship, station in (A, B, ("kestrel", "engineering"), ("kestrel", "comms")):
+        assert leaks(state, station_view(state, seat_of(ship, station)), f"{ship}/{station}") == []
+
+
+def test_the_leak_check_would_catch_a_leak() -> None:
+    state, _ = orders_open()
+    view = station_view(state, seat_of(*A))
+    b_hand = stations(state, "kestrel")["pilot"]["hand"]
+    view["ships"][0]["stations"][2]["hand"] = b_hand
+    view["ships"][0]["stations"][2]["order"] = state["orders"]["kestrel/pilot"]
+    assert len(leaks(state, view, "kestrel/weapons")) == len(b_hand) + 1
+
+
+def test_display_view_has_no_hand_and_no_unrevealed_order() -> None:
+    state, _ = orders_open()
+    view = display_view(state)
+    assert "hand" not in strings_in(view) and "me" not in view
+    all_cards = {card for held in hands(state).values() for card in held}
+    assert not all_cards & strings_in(view)
+    assert leaks(state, view, None) == []
+
+
+def test_gm_view_has_every_hand_and_order() -> None:
+    state, _ = orders_open()
+    view = gm_view(state)
+    assert {key: [card["id"] for card in held] for key, held in view["hands"].items()} == hands(
+        state
+    )
+    assert view["orders"] == state["orders"]
+    assert view["hands"]["kestrel/weapons"][0]["name"]
+
+
+def test_orders_are_public_once_revealed() -> None:
+    state, _ = orders_open()
+    played = state["orders"]["kestrel/pilot"]["cards"]
+    state, _ = close(set_rolls(state, 1))
+    view = station_view(state, seat_of(*A))
+    shown = {o["station"]: o for o in view["revealed"]["orders"] if o["ship"] == "kestrel"}
+    assert shown["pilot"]["action"] == "manoeuvre" and shown["pilot"]["cards"] == played
+    assert "Manoeuvre" in shown["pilot"]["text"]
+    assert leaks(state, view, "kestrel/weapons") == []
+    state = started(state)  # during the next Orders phase the old reveal stays public
+    assert station_view(state, seat_of(*A))["revealed"]["turn"] == 1
+
+
+def test_event_view_strips_secrets_from_everyone_but_the_owner_and_the_gm() -> None:
+    state, events = orders_open()
+    secret = [e for e in events if e.get("secret_for") == "kestrel/pilot"]
+    assert secret
+    for event in secret:
+        mine = event_view(state, event, ("seat", seat_of(*B)))
+        theirs = event_view(state, event, ("seat", seat_of(*A)))
+        shown = event_view(state, event, "display")
+        assert mine == event and event_view(state, event, "gm") == event
+        for public in (theirs, shown):
+            assert public is not None and "secret" not in public and "secret_for" not in public
+            assert not set(event["secret"].get("cards", [])) & strings_in(public)
+            assert "order" not in public
+
+
+def test_start_of_turn_draws_are_secret_to_each_station() -> None:
+    state, events = run_events(game(), c.StartTurn(seconds=0))
+    draws = of_type(events, "CardsDrawn")
+    assert {e["secret_for"] for e in draws} == {
+        "kestrel/weapons",
+        "kestrel/engineering",
+        "kestrel/pilot",
+        "kestrel/comms",
+    }
+    for event in draws:
+        for station in ("weapons", "pilot"):
+            view = event_view(state, event, ("seat", seat_of("kestrel", station)))
+            assert view is not None
+            assert ("secret" in view) is (event["secret_for"] == f"kestrel/{station}")
+
+
+def test_a_message_to_one_station_reaches_no_one_else() -> None:
+    state, events = run_events(started(game()), c.SendMessage(text="Psst", to="kestrel/pilot"))
+    event = events[0]
+    assert event_view(state, event, ("seat", seat_of(*A))) is None
+    assert event_view(state, event, "display") is None
+    mine = event_view(state, event, ("seat", seat_of(*B)))
+    assert mine is not None and mine["secret"]["message"]["text"] == "Psst"
+    assert [m["text"] for m in station_view(state, seat_of(*B))["messages"]] == ["Psst"]
+    assert station_view(state, seat_of(*A))["messages"] == []
+    assert display_view(state)["messages"] == []
+
+
+def test_only_this_ships_engineering_sees_the_allocation_prompt() -> None:
+    state = place(shields(started(game()), "kestrel", False), "rustjaw", 5, 5)
+    state = run(state, npc("rustjaw", "weapons", "attack", 6, target="kestrel"))
+    state, _ = close(set_rolls(state, 3))
+    assert state["phase"] == "allocation"
+    assert (
+        station_view(state, seat_of("kestrel", "engineering"))["me"]["allocation"]["hull_damage"]
+        == 5
+    )
+    assert station_view(state, seat_of(*A))["me"]["allocation"] is None
+
+
+def test_a_seat_without_a_station_sees_only_the_public_board() -> None:
+    state, _ = orders_open()
+    view = station_view(state, "spectator")
+    assert view["me"] is None
+    assert leaks(state, view, None) == []
+
+
+def test_station_view_reports_a_station_that_is_down() -> None:
+    state = damage(started(game()), "kestrel", "weapons", 5)
+    me = station_view(state, seat_of(*A))["me"]
+    assert me["operational"] is False and me["hand_limit"] == 0 and "zero health" in me["down"]
