@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
-from app.deps import GameId, HubDep, SessionFactoryDep, gm_cookie, screen_caller
+from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.content import MODULES
 from app.service import (
@@ -139,7 +139,7 @@ async def gm_command(
     game_id: GameId,
     session_factory: SessionFactoryDep,
     gm: GmOnly,
-    _csrf: CsrfChecked,
+    csrf: CsrfChecked,
 ) -> Response:
     form = await request.form()
     try:
@@ -190,36 +190,41 @@ async def npc_pass(
 # --- Seats ----------------------------------------------------------------------------------------
 
 
-def _connected(hub: Any, game_id: uuid.UUID) -> set[str] | None:
-    """Seat ids with a live socket, if the hub can tell (else the panel says "unknown")."""
-    viewers = getattr(hub, "viewers", None)
-    if viewers is None:
-        return None
-    return {v[1] for v in viewers(game_id) if isinstance(v, tuple) and v[0] == "seat"}
+def _connected(request: Request, game_id: uuid.UUID) -> set[str] | None:
+    """Seat ids with a live socket in this process, if the live layer can tell: a hub with
+    `viewers(game_id)` or a seat watch with `connected()`. Otherwise the panel shows "?"."""
+    viewers = getattr(request.app.state.hub, "viewers", None)
+    if viewers is not None:
+        return {v[1] for v in viewers(game_id) if isinstance(v, tuple) and v[0] == "seat"}
+    watch = getattr(request.app.state, "seat_watch", None)
+    connected = getattr(watch, "connected", None)
+    if connected is not None:
+        return {str(seat) for seat in connected()}
+    return None
 
 
-async def _seats_panel(session_factory: Any, hub: Any, game_id: uuid.UUID) -> str:
+async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUID) -> str:
     _, view = await current_view(session_factory, game_id, "gm")
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
     return render_template(
-        "_gm_seats.html", view=view, seats=seats, connected=_connected(hub, game_id)
+        "_gm_seats.html", view=view, seats=seats, connected=_connected(request, game_id)
     )
 
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)
 async def seats_panel(
-    game_id: GameId, session_factory: SessionFactoryDep, hub: HubDep, gm: GmOnly
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly
 ) -> Response:
-    return HTMLResponse(await _seats_panel(session_factory, hub, game_id))
+    return HTMLResponse(await _seats_panel(session_factory, request, game_id))
 
 
 @router.post("/gm/{game_id}/seats/free", response_class=HTMLResponse)
 async def free(
+    request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    hub: HubDep,
     gm: GmOnly,
-    _csrf: CsrfChecked,
+    csrf: CsrfChecked,
     ship: Annotated[str, Form()],
     station: Annotated[str, Form()],
 ) -> Response:
@@ -229,7 +234,7 @@ async def free(
         await free_seat(session_factory, game_id, ship, station)
     except ServiceError as error:
         return toast(error)
-    return HTMLResponse(await _seats_panel(session_factory, hub, game_id))
+    return HTMLResponse(await _seats_panel(session_factory, request, game_id))
 
 
 # --- Forms to commands ----------------------------------------------------------------------------

@@ -142,7 +142,7 @@
     var html = incoming.outerHTML;
     if (lastHtml[target.id] === html) { e.detail.shouldSwap = false; return; }
     lastHtml[target.id] = html;
-    pending[target.id] = { state: captureState(target), health: target.dataset.health, hadPrompt: !target.classList.contains("empty") };
+    pending[target.id] = { state: captureState(target), health: target.dataset.health, prompt: target.dataset.prompt };
   });
   body.addEventListener("htmx:oobAfterSwap", function (e) {
     var el = e.detail.target && e.detail.target.id ? document.getElementById(e.detail.target.id) : null;
@@ -153,23 +153,32 @@
     if (before) restoreState(el, before.state);
     if (el.id === "me" && before && before.health !== "" && el.dataset.health !== "" &&
         Number(el.dataset.health) < Number(before.health)) {
-      hit(el);
+      hit();
     }
-    if (el.id === "allocation" && before && !before.hadPrompt && !el.classList.contains("empty")) {
+    // (Read data-* here, not classes: htmx gives a swapped element its old classes until it settles.)
+    if (el.id === "allocation" && before && !before.prompt && el.dataset.prompt) {
       // Engineering has seconds to answer: bring the prompt into view wherever they had scrolled.
       buzz([120, 80, 120]);
-      el.scrollIntoView({ block: "start", behavior: "smooth" });
+      // After the whole push has been swapped in, or later panels would move it away again.
+      setTimeout(function () {
+        var prompt = document.getElementById("allocation");
+        if (prompt) prompt.scrollIntoView({ block: "start" });
+      }, 60);
     }
     refresh();
   });
 
   /* --- Being hit: the phone buzzes and the station panel flashes -------------------------------- */
   function buzz(pattern) { if (navigator.vibrate) navigator.vibrate(pattern); }
-  function hit(el) {
+  function hit() {
     buzz([250, 100, 250, 100, 400]);
-    el.classList.remove("flash");
-    void el.offsetWidth;
-    el.classList.add("flash");
+    setTimeout(function () { // after htmx has settled the panel's classes
+      var me = document.getElementById("me");
+      if (!me) return;
+      me.classList.remove("flash");
+      void me.offsetWidth;
+      me.classList.add("flash");
+    }, 60);
   }
 
   /* --- Hand: running total, cards that cannot count for the chosen action ---------------------- */
@@ -201,6 +210,11 @@
     var action = form && form.querySelector("[name=action]:checked");
     var kinds = action ? (action.dataset.kinds || "").split(" ").filter(Boolean) : null;
     var closed = !form || form.querySelector("fieldset").disabled;
+    if (form) {
+      form.dataset.action = action ? action.value : "";
+      var target = form.querySelector("[name=target]:checked");
+      form.dataset.target = target ? target.value : "";
+    }
     var total = 0;
     document.querySelectorAll("#hand .card").forEach(function (card) {
       var input = card.querySelector("input");
@@ -215,10 +229,21 @@
     var count = document.querySelectorAll("#hand .card input:checked").length;
     if (chosen) chosen.textContent = count ? "Chosen: " + count + " card" + (count > 1 ? "s" : "") + ", total " + total + ". Not sent yet." : "";
     if (form) reach(form, total);
+    marks();
     allocationSums();
     var hand = snapshotHand();
     if (hand && handSnapshot && hand.epoch !== handSnapshot.epoch) showDiscards(handSnapshot, hand);
     if (hand) handSnapshot = hand;
+  }
+
+  // Checked and disabled state as classes on the tappable tiles (cards, choices, map squares).
+  function marks() {
+    document.querySelectorAll(".card, .choice, .cell").forEach(function (tile) {
+      var input = tile.querySelector("input");
+      if (!input) return;
+      tile.classList.toggle("on", input.checked);
+      tile.classList.toggle("off", input.disabled);
+    });
   }
 
   function reach(form, total) {

@@ -209,3 +209,11 @@ def test_the_reveal_shows_the_dice_term_by_term() -> None:
     assert "Turn 1 revealed" in html
     assert '<span class="term die">d6 <b>' in html
     assert "HIT · 5 dmg" in html
+
+
+def test_a_phone_whose_seat_was_freed_still_renders_and_says_so() -> None:
+    view = station_view(games.orders_phase(), "seat-that-was-freed")
+    assert view["me"] is None
+    push = render_push("station", view)
+    assert "You no longer hold a station" in push
+    assert 'name="cards"' not in push

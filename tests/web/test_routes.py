@@ -190,3 +190,40 @@ def test_the_projector_shows_the_join_qr_for_the_address_phones_use(client: Test
     assert f"http://10.1.2.3:8000/join/{code}" in display.text
     assert "<svg" in display.text
     assert 'ws-connect="/ws/display/' in display.text
+
+
+def test_the_gm_frees_a_seat_and_the_old_phone_is_sent_to_join_again(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    gm_token = client.cookies.get(gm_cookie(game_id)) or ""
+    client.cookies.clear()
+    join(client, code, "kestrel/pilot", "Ann")
+    phone = dict(client.cookies)
+    client.cookies.clear()
+    client.cookies.set(gm_cookie(game_id), gm_token)
+    dashboard = client.get(f"/gm/{game_id}")
+    seats = client.get(f"/gm/{game_id}/seats")
+    assert "Ann" in seats.text and 'id="seats"' in seats.text
+    freed = client.post(
+        f"/gm/{game_id}/seats/free",
+        data={"ship": "kestrel", "station": "pilot"},
+        headers={"X-CSRF-Token": csrf_of(dashboard.text)},
+    )
+    assert freed.status_code == 200
+    assert "Ann" not in freed.text and "free: join with the code" in freed.text
+    client.cookies.clear()
+    for name, value in phone.items():
+        client.cookies.set(name, value)
+    back = client.get(f"/play/{game_id}", follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"] == f"/join/{code}"
+
+
+def test_a_player_who_leaves_frees_the_station(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    client.cookies.clear()
+    join(client, code, "kestrel/comms", "Cy")
+    page = client.get(f"/play/{game_id}")
+    left = client.post(f"/play/{game_id}/leave", headers={"X-CSRF-Token": csrf_of(page.text)})
+    assert left.status_code == 204
+    assert left.headers["HX-Redirect"] == f"/join/{code}"
+    again = client.get(f"/join/{code}")
+    assert 'value="kestrel/comms" required>' in again.text  # free again, not disabled

@@ -1,0 +1,42 @@
+"""The real server for browser tests, in its own process so a test can kill and restart it.
+
+`python -m tests.browser.server PORT DATABASE_URL DATA_DIR`. The UI routers are added here when
+app.main does not include them yet.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import uvicorn
+from fastapi import FastAPI
+
+from app.main import create_app
+from app.settings import Settings
+from app.web import display, gm, join, station
+
+
+def build_app(settings: Settings) -> FastAPI:
+    app = create_app(settings)
+    paths = {getattr(route, "path", None) for route in app.routes}
+    for router in (station.router, gm.router, display.router, join.router):
+        if not any(getattr(r, "path", None) in paths for r in router.routes):
+            app.include_router(router)
+    return app
+
+
+def main() -> None:
+    port, url, data_dir = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+    settings = Settings(database_url=url, data_dir=data_dir, host="127.0.0.1", port=port)
+    uvicorn.run(
+        build_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+    )
+
+
+if __name__ == "__main__":
+    main()
