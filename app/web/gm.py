@@ -7,9 +7,11 @@ turns the strings into what `parse_command` expects, using the command classes' 
 from __future__ import annotations
 
 import dataclasses
+import random
 import types
 import typing
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -26,9 +28,12 @@ from app.service import (
     free_seat,
     game_info,
     is_gm_token,
+    load_state,
     seats_of,
+    view_for,
 )
-from app.service.commands import game_key
+from app.rules.bot import propose, stations_to_order
+from app.service.commands import canonical, command_fields, game_key
 
 from .join import join_qr
 from .render import render_page, render_push, render_template
@@ -167,20 +172,44 @@ async def npc_pass(
     csrf: CsrfChecked,
 ) -> Response:
     """One tap for the common case: every NPC station that has not been given an order passes."""
-    _, view = await current_view(session_factory, game_id, "gm")
-    waiting = [
-        (ship["id"], st["id"])
-        for ship in view["ships"]
-        if ship["crew"] == "npc" and not ship["destroyed"]
-        for st in ship["stations"]
-        if not st["ready"] and (st["operational"] or st["role"] == "engineering")
-    ]
-    response: Response = HTMLResponse(render_push("gm", view))
+    return await _order_waiting_npcs(
+        session_factory, game_id,
+        lambda state, ship, station: {"type": "PassOrder", "ship": ship, "station": station},
+    )
+
+
+@router.post("/gm/{game_id}/npc-auto", response_class=HTMLResponse)
+async def npc_auto(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    csrf: CsrfChecked,
+) -> Response:
+    """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting. The
+    choice is the GM's, not the game's dice, so it uses its own generator."""
+    rng = random.Random()
+    return await _order_waiting_npcs(
+        session_factory, game_id,
+        lambda state, ship, station: command_fields(
+            propose(state, ship, station, rng, Actor.gm())),
+    )
+
+
+async def _order_waiting_npcs(
+    session_factory: Any, game_id: uuid.UUID,
+    choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
+) -> Response:
+    _, state = await load_state(session_factory, game_id)
+    state = canonical(state)
+    waiting = [(ship, station) for ship, station, actor in stations_to_order(state)
+               if actor.is_gm and state["phase"] == "orders"]
+    response: Response = HTMLResponse(render_push("gm", view_for(state, "gm")))
     for ship_id, station_id in waiting:
-        data = {"type": "PassOrder", "ship": ship_id, "station": station_id}
+        data = choose(state, ship_id, station_id)
         answer = await act(session_factory, game_id, data, Actor.gm(), "gm", "gm", None)
         if answer.status_code == 409:
-            break  # the last pass revealed the turn: the rest need no order any more
+            break  # the last order revealed the turn: the rest need no order any more
         response = answer
         if answer.status_code >= 400:
             break

@@ -227,3 +227,19 @@ def test_a_player_who_leaves_frees_the_station(client: TestClient) -> None:
     assert left.headers["HX-Redirect"] == f"/join/{code}"
     again = client.get(f"/join/{code}")
     assert 'value="kestrel/comms" required>' in again.text  # free again, not disabled
+
+
+def test_the_gm_lets_the_npcs_choose_legal_orders(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    join(client, code, "kestrel/weapons", "Ann")  # one seat keeps the turn open after the NPCs
+    client.post(f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "0"},
+                headers=headers)
+    answer = client.post(f"/gm/{game_id}/npc-auto", headers=headers)
+    assert answer.status_code == 200, answer.text
+    events = client.get(f"/api/games/{game_id}/events?after=0").json()
+    given = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "rustjaw"]
+    assert {e["station"] for e in given} == {"weapons", "engineering", "pilot"}
+    kestrel = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "kestrel"]
+    assert kestrel == []  # a player's station is never ordered for them
