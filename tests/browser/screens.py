@@ -5,9 +5,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import os
+import tempfile
+
 from playwright.sync_api import Page, expect
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Screenshots refresh the README's pictures only when asked (`BRIDGECREW_SCREENSHOTS=docs/screenshots
+# make test`); an ordinary run writes them to a scratch folder, so tests leave the tree clean.
+SCREENSHOTS = Path(
+    os.environ.get("BRIDGECREW_SCREENSHOTS")
+    or Path(tempfile.gettempdir()) / "bridgecrew-screenshots"
+).resolve()
 
 # Records navigator.vibrate calls, so a test can tell the phone buzzed.
 VIBRATE_SPY = (
