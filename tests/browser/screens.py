@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import os
+import re
 import tempfile
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
