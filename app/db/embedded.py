@@ -13,6 +13,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import psutil
 from sqlalchemy import URL
@@ -35,6 +36,7 @@ USER = "postgres"  # pgserver's initdb makes this superuser; local socket auth i
 BIN = POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]
 # How long a live postmaster may take to answer (it may be starting or finishing crash recovery).
 ANSWER_TIMEOUT_S = 15.0
+ShutdownMode = Literal["smart", "fast", "immediate"]
 
 
 @dataclass(frozen=True)
@@ -83,15 +85,18 @@ def start_embedded(pgdata: Path, database: str = DATABASE) -> EmbeddedPostgres:
     return embedded
 
 
-def stop_embedded(pgdata: Path) -> None:
-    """Stop the server on pgdata now, whoever else uses it (tests; the app leaves it to atexit)."""
+def stop_embedded(pgdata: Path, mode: ShutdownMode = "fast") -> None:
+    """Stop the server on pgdata now, whoever else uses it (tests; the app leaves it to atexit).
+
+    "fast" rolls back open transactions and shuts down cleanly; "immediate" is as good as a crash
+    (no checkpoint: the next start replays the WAL), for tests that need one."""
     pgdata = pgdata.expanduser().resolve()
     with PostgresServer._lock:
         DiskList(pgdata / ".handle_pids.json").get_and_remove(os.getpid())
         PostgresServer._instances.pop(pgdata, None)
         info = _read_postmaster(pgdata)
         if info is not None and _is_our_postmaster(info):
-            _pg_ctl_stop(info)
+            _pg_ctl_stop(info, mode)
 
 
 def embedded_database_url(data_dir: Path) -> str:
@@ -192,13 +197,13 @@ def _clear_stale_server(pgdata: Path) -> None:
     pidfile.unlink(missing_ok=True)
 
 
-def _pg_ctl_stop(info: PostmasterInfo) -> None:
-    """Fast shutdown through pg_ctl; kill the postmaster if that does not work in time."""
+def _pg_ctl_stop(info: PostmasterInfo, mode: ShutdownMode = "fast") -> None:
+    """Shut down through pg_ctl; kill the postmaster if that does not work in time."""
     # pg_ctl refuses to run as root; as root, pgserver runs postgres as the user "pgserver".
     user = "pgserver" if os.geteuid() == 0 else None
     try:
         subprocess.run(  # noqa: S603
-            [BIN / "pg_ctl", "-D", str(info.pgdata), "-m", "fast", "-w", "-t", "20", "stop"],
+            [BIN / "pg_ctl", "-D", str(info.pgdata), "-m", mode, "-w", "-t", "20", "stop"],
             check=True,
             capture_output=True,
             user=user,

@@ -1,5 +1,9 @@
 """Engines and session factories, and where the database is (DATABASE_URL or the embedded one)."""
 
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -23,7 +27,24 @@ def database_url(settings: Settings | None = None) -> str:
 def create_engine(url: str, **kwargs: object) -> AsyncEngine:
     # pool_pre_ping: the embedded server may have been restarted under a long-running process.
     options: dict[str, object] = {"pool_pre_ping": True, **kwargs}
-    return create_async_engine(url, **options)
+    engine = create_async_engine(url, **options)
+    event.listen(engine.sync_engine, "do_connect", _connect)
+    return engine
+
+
+def _connect(
+    dialect: Dialect, _record: object, cargs: list[Any], cparams: dict[str, Any]
+) -> DBAPIConnection:
+    """Connect as SQLAlchemy would, except that a server that cannot be reached is a DBAPI
+    OperationalError, as a refused login is. asyncpg lets the bare OSError through (the socket
+    file of a stopped embedded server is gone: FileNotFoundError; or a timeout), SQLAlchemy
+    passes that on unwrapped, and the web layer would answer a crash (500) instead of "the
+    database is not answering" (503, which phones retry)."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except OSError as error:
+        dbapi = dialect.loaded_dbapi
+        raise dbapi.OperationalError(f"cannot reach the database: {error}", error) from error
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
