@@ -8,15 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .content import RANGE_BANDS, range_band_for
+from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
-from .phases import ACTIONS, PHASES, actions_for
+from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (State, distance, hand_limit, health, manned, operational, role_label,
                     seat_station, station_key)
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
+
+
+def ships_in_order(state: State) -> list[dict[str, Any]]:
+    """Player ships first, then by id. Storage (JSONB) does not keep key order, so views fix
+    their own, and every screen lists ships and stations the same way whatever the source."""
+    return sorted(state["ships"].values(), key=lambda s: (s["crew"] != "players", s["id"]))
+
+
+def stations_in_order(ship: dict[str, Any]) -> list[dict[str, Any]]:
+    rank = {role: i for i, role in enumerate(ROLES)}
+    return sorted(ship["stations"].values(), key=lambda st: (rank.get(st["role"], 99), st["id"]))
 
 
 def _game(state: State) -> View:
@@ -36,9 +47,9 @@ def _track(track: dict[str, Any]) -> View:
 
 def _ships(state: State) -> list[View]:
     ships = []
-    for ship in state["ships"].values():
+    for ship in ships_in_order(state):
         stations = []
-        for st in ship["stations"].values():
+        for st in stations_in_order(ship):
             crew = st["crew"]
             stations.append({
                 "id": st["id"], "role": st["role"], "label": role_label(st), **_track(st),
@@ -61,7 +72,7 @@ def _ships(state: State) -> list[View]:
 
 
 def _distances(state: State) -> list[View]:
-    ships = [s for s in state["ships"].values()]
+    ships = ships_in_order(state)
     out = []
     for i, a in enumerate(ships):
         for b in ships[i + 1:]:
@@ -78,7 +89,11 @@ def _revealed(state: State) -> View | None:
     if revealed is None:
         return None
     orders = []
-    for order in revealed["orders"].values():
+    steps = [step for step, _ in RESOLVE_STEPS]
+    by_step = sorted(revealed["orders"].values(), key=lambda o: (
+        steps.index(ACTIONS[o["action"]]["step"]) if o["action"] in ACTIONS else len(steps),
+        o["ship"], o["station"]))
+    for order in by_step:
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
         orders.append({**order, "text": describe_order(state, ship, station, order)})
@@ -165,7 +180,7 @@ def gm_view(state: State) -> View:
     view["viewer"] = {"role": "gm"}
     view["hands"] = {
         station_key(ship, st): _cards(state, st["hand"])
-        for ship in state["ships"].values() for st in ship["stations"].values()
+        for ship in ships_in_order(state) for st in stations_in_order(ship)
     }
     view["orders"] = dict(state["orders"])
     view["characters"] = [_character(state, cid) for cid in state["characters"]]

@@ -175,3 +175,20 @@ def test_station_view_reports_a_station_that_is_down() -> None:
     state = damage(started(game()), "kestrel", "weapons", 5)
     me = station_view(state, seat_of(*A))["me"]
     assert me["operational"] is False and me["hand_limit"] == 0 and "zero health" in me["down"]
+
+
+def test_views_list_ships_and_stations_in_a_fixed_order_whatever_the_key_order() -> None:
+    import json
+
+    from app.content import load_catalogue
+    from app.rules import display_view, new_game
+
+    catalogue = load_catalogue()
+    state = new_game(catalogue.scenarios["convoy"], catalogue, seed=1)
+    shuffled = json.loads(json.dumps(state, sort_keys=True))  # as storage may hand it back
+    for view in (display_view(state), display_view(shuffled)):
+        assert [s["id"] for s in view["ships"]][:2] == ["kestrel", "resolute"]  # players first
+        kestrel = view["ships"][0]
+        assert [st["role"] for st in kestrel["stations"]] == [
+            "weapons", "engineering", "pilot", "comms"]
+    assert display_view(state) == display_view(shuffled)
