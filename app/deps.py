@@ -15,6 +15,7 @@ from starlette.requests import HTTPConnection
 
 from app.live import Hub
 from app.rules import Actor
+from app.security import not_this_game, token_elsewhere
 from app.service import SeatInfo, ServiceError, Viewer, is_gm_token, seat_by_token
 from app.service.commands import SessionFactory, game_key
 
@@ -99,6 +100,8 @@ async def caller_for_token(
     seat = await seat_by_token(session_factory, game_id, token)
     if seat is not None:
         return Caller("seat", seat)
+    if await token_elsewhere(session_factory, token):
+        raise not_this_game()
     raise ServiceError(
         "BAD_TOKEN", "That token does not open this game (wrong game, or the seat was freed).", 401
     )

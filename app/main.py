@@ -15,10 +15,12 @@ from fastapi.staticfiles import StaticFiles
 
 from app.db.session import create_engine, create_session_factory, database_url
 from app.live import HEARTBEAT_SECONDS, Hub
+from app.security import BrowserGuard
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
+from app.web.limits import Limits, RateLimit, SocketLimit
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
@@ -27,7 +29,9 @@ Starship combat for LARP events. One server holds each game; phones, the GM's da
 projector follow it over websockets.
 
 **Tokens.** `POST /api/games` returns the GM's token, `POST /api/games/{id}/seats` a seat's. Send
-it as `Authorization: Bearer <token>`. Without a token you see what the projector shows.
+it as `Authorization: Bearer <token>`. Without a token you see what the projector shows. A seat
+acts only for its own station (403 `NOT_YOUR_STATION`, `NOT_YOUR_SHIP`); a token of another game
+gets 403 `NOT_THIS_GAME`; a freed seat's token 401 `BAD_TOKEN`.
 
 **Commands.** `POST /api/games/{id}/commands` with a `command_id` you choose (a retry with the same
 id is applied once) and optionally `expected_version` (else 409 `STALE_VERSION`). Every command
@@ -35,19 +39,33 @@ type is listed on that endpoint.
 
 **Errors.** Every 4xx and 5xx body is `{"code": ..., "message": ...}`.
 
-**Websockets.** `/ws/station/{id}?token=`, `/ws/gm/{id}?token=`, `/ws/display/{id}` push the
-screen's view (HTML fragments for htmx, or JSON with `?format=json`) on connect and after every
-change; `/ws/events/{id}?after=N` streams public events as JSON.
+**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per token, 10 commands a second with bursts
+of 20, and per address without a token 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
+`Retry-After`).
+
+**Websockets.** `/ws/station/{id}`, `/ws/gm/{id}` (token as `Authorization: Bearer`, or
+`?token=`), `/ws/display/{id}` push the screen's view (HTML fragments for htmx, or JSON with
+`?format=json`) on connect and after every change; `/ws/events/{id}?after=N` streams public
+events as JSON. Clients send nothing: a frame over 64 KiB closes the socket with 1009, a flood of
+frames with 1008. A page on another site is refused (1008 `CROSS_SITE`), as is a freed seat
+(1008 `SEAT_FREED`).
 """
 
 
 def create_app(
-    settings: Settings | None = None, *, heartbeat_seconds: float = HEARTBEAT_SECONDS
+    settings: Settings | None = None,
+    *,
+    heartbeat_seconds: float = HEARTBEAT_SECONDS,
+    limits: Limits | None = None,
 ) -> FastAPI:
-    """Settings are read when the app starts, not when it is built, so importing has no effects."""
+    """Settings are read when the app starts, not when it is built, so importing has no effects.
+    `limits` replaces the rate and frame limits (benchmarks and fuzzers raise them)."""
 
     def current_settings() -> Settings:
         return settings or get_settings()
+
+    def current_limits() -> Limits:
+        return limits or limits_from(current_settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -57,21 +75,30 @@ def create_app(
         session_factory = create_session_factory(engine)
         hub = Hub(session_factory, url, heartbeat_seconds)
         sweeper = DeadlineSweeper(session_factory)
+        seat_watch = ws.SeatWatch(session_factory)
         app.state.settings = chosen
         app.state.session_factory = session_factory
         app.state.hub = hub
+        app.state.seat_watch = seat_watch
         await hub.start()
+        await seat_watch.start()
         sweeper.start()
         try:
             yield
         finally:
             await sweeper.stop()
+            await seat_watch.stop()
             await hub.stop()
             await engine.dispose()
 
     app = FastAPI(title="Bridge Crew", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
+    # The last added runs first: refuse cross-site posts, then callers that are too fast, then
+    # bodies that are too big, before any route reads anything.
     app.add_middleware(BodyLimit, max_bytes=lambda: current_settings().max_body_bytes)
+    app.add_middleware(SocketLimit, limits=current_limits)
+    app.add_middleware(RateLimit, limits=current_limits)
+    app.add_middleware(BrowserGuard, public_base_url=lambda: current_settings().public_base_url)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)
@@ -80,6 +107,15 @@ def create_app(
     for router in (station.router, gm.router, display.router, join.router):
         app.include_router(router)
     return app
+
+
+def limits_from(settings: Settings) -> Limits:
+    """The limits in force, from settings (BRIDGECREW_COMMAND_RATE etc.)."""
+    return Limits(
+        command_rate=settings.command_rate, command_burst=settings.command_burst,
+        anonymous_rate=settings.anonymous_rate, anonymous_burst=settings.anonymous_burst,
+        frame_bytes=settings.ws_max_frame_bytes,
+    )
 
 
 app = create_app()

@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     # A phone sends small forms; anything bigger is a mistake or an attack.
     max_body_bytes: int = 64 * 1024
     ws_max_frame_bytes: int = 64 * 1024
+    # Commands per second (and burst) per seat or GM token, and per address for callers without
+    # one: a stuck button or a curious player cannot flood a game. Per process.
+    command_rate: float = 10.0
+    command_burst: int = 20
+    anonymous_rate: float = 5.0
+    anonymous_burst: int = 40
 
     @field_validator("database_url")
     @classmethod

@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 import typing
 import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import text
 
 from app import service
@@ -21,6 +22,9 @@ from app.content import load_catalogue
 from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
+from app.security import check_command_scope
+
+MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
 
 class ErrorBody(BaseModel):
@@ -36,9 +40,40 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (403, "Not yours to do"),
         (404, "No such game, seat, ship, ..."),
         (409, "Conflicts with the game as it is now (e.g. STALE_VERSION)"),
+        (413, "The body is too large (TOO_LARGE)"),
         (422, "The body or a parameter has the wrong shape (BAD_REQUEST)"),
+        (429, "Too many requests from this token or address (RATE_LIMITED)"),
     )
 }
+
+
+# NUL and other control characters (tab and newlines aside), and halves of UTF-16 pairs.
+UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def plain_text(value: Any) -> None:
+    """Refuse text no screen can show and PostgreSQL cannot store."""
+    if isinstance(value, str):
+        found = UNPRINTABLE.search(value)
+        if found:
+            raise ValueError(f"text may not contain the character U+{ord(found.group()):04X}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            plain_text(key)
+            plain_text(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            plain_text(item)
+
+
+class PlainText(BaseModel):
+    """A request body whose every string, extra fields included, is plain text."""
+
+    @model_validator(mode="after")
+    def _plain(self) -> PlainText:
+        plain_text(self.model_dump())
+        return self
+
 
 router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 health = APIRouter(tags=["health"])
@@ -76,7 +111,7 @@ def _type_name(hint: Any) -> str:
     return name.replace("tuple[str, ...]", "list[str]")  # what it is in JSON
 
 
-class NewGame(BaseModel):
+class NewGame(PlainText):
     scenario: str = Field(examples=["skirmish"])
     seed: int | None = Field(default=None, ge=0, description="Dice seed; random when left out.")
     modules: list[str] = Field(default=[], max_length=10, description=f"Any of {MODULES}.")
@@ -95,7 +130,7 @@ class GameSummary(BaseModel):
     version: int
 
 
-class NewSeat(BaseModel):
+class NewSeat(PlainText):
     ship: str
     station: str
     name: str = Field(min_length=1, max_length=40)
@@ -107,7 +142,7 @@ class SeatCreated(BaseModel):
     seat_token: str = Field(description="Shown once: this seat's bearer token.")
 
 
-class CommandRequest(BaseModel):
+class CommandRequest(PlainText):
     """A command: its `type`, its fields (see the list above) and an id chosen by the client."""
 
     model_config = ConfigDict(
@@ -132,6 +167,8 @@ class CommandRequest(BaseModel):
     )
     expected_version: int | None = Field(
         default=None,
+        ge=0,
+        le=MAX_VERSION,
         description="Refuse with 409 STALE_VERSION unless the game is at this version.",
     )
     type: str
@@ -248,6 +285,8 @@ async def post_command(
     game_id: GameId, body: CommandRequest, caller: ApiCaller, session_factory: SessionFactoryDep
 ) -> CommandApplied:
     data = body.model_dump(exclude={"command_id", "expected_version"})
+    if caller.role == "seat" and caller.seat is not None:
+        check_command_scope(data, game_id, caller.seat.ship, caller.seat.station)
     result = await service.run_command(
         session_factory,
         game_id,
@@ -264,7 +303,7 @@ async def get_events(
     game_id: GameId,
     caller: ApiCaller,
     session_factory: SessionFactoryDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> EventsOut:
     """Events after version `after`, oldest first, as the caller may see them; each carries its

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -60,6 +60,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return error(exc.status_code, code, message, **(exc.headers or {}))
 
     async def on_database_down(_: Request, exc: Exception) -> JSONResponse:
+        if bad_value(exc):
+            return on_bad_value(exc)
         log.warning("database unavailable: %s", exc)
         return error(
             503,
@@ -71,6 +73,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_crash(_: Request, exc: Exception) -> JSONResponse:
         log.error("unhandled error", exc_info=exc)
         return error(500, "INTERNAL", "Something went wrong on the server.")
+
+    def on_bad_value(exc: Exception) -> JSONResponse:
+        log.info("database refused a value: %s", exc)
+        return error(400, "BAD_VALUE", "A value in this request cannot be stored; change it.")
 
     handlers: dict[Any, Callable[[Request, Exception], Any]] = {
         ServiceError: on_service_error,
@@ -123,6 +129,15 @@ class BodyLimit:
             if started or exc.status_code != 413:
                 raise
             await _too_large(limit)(scope, receive, send)
+
+
+def bad_value(exc: Exception) -> bool:
+    """Whether the database refused a value the client sent (SQLSTATE class 22: a NUL in text,
+    a number out of range) rather than failing: that is the caller's 400, not our 503."""
+    if isinstance(exc, DataError):
+        return True
+    sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return isinstance(sqlstate, str) and sqlstate.startswith("22")
 
 
 def too_large_message(limit: int) -> str:

@@ -2,93 +2,124 @@
 again after every change (HTML out-of-band fragments for htmx, or JSON with ?format=json).
 
 A refused socket is accepted and then closed with 1008 (policy violation): htmx-ext-ws does not
-reconnect after that code, so a phone with a stale token stops knocking.
+reconnect after that code, so a phone with a stale token stops knocking. A page on another site
+is refused the same way, whatever token it holds; clients that are not browsers send no Origin.
+A seat's socket is closed (1008) when the seat is freed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import uuid
-from typing import Annotated
-from urllib.parse import urlsplit
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Query, WebSocket
+from sqlalchemy.exc import DBAPIError
 
-from app.deps import get_hub, get_session_factory, gm_cookie, seat_cookie
+from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
 from app.live import HTML_AVAILABLE, Audience, Format
-from app.service import ServiceError, game_info, is_gm_token, seat_by_token
-from app.service.commands import Viewer, game_key
-from app.settings import get_settings
+from app.security import revoked_among, same_origin
+from app.service import (
+    ServiceError,
+    add_commit_listener,
+    game_info,
+    is_gm_token,
+    remove_commit_listener,
+    seat_by_token,
+)
+from app.service.commands import SessionFactory, Viewer, game_key
+
+log = logging.getLogger(__name__)
 
 router = APIRouter()
 CLOSE_REFUSED = 1008
+T = TypeVar("T")
 
 FormatQuery = Annotated[str, Query(alias="format", pattern="^(html|json)$")]
+MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
 
 @router.websocket("/ws/station/{game_id}")
 async def station_socket(
     websocket: WebSocket, game_id: str, token: str | None = None, fmt: FormatQuery = "html"
 ) -> None:
-    """One phone's station. Its seat token comes from ?token= or the game's seat cookie."""
-    await websocket.accept()
-    try:
+    """One phone's station, opened with its seat token (see `_token`)."""
+
+    async def check() -> tuple[uuid.UUID, Any]:
         key = await _existing_game(websocket, game_id)
         seat = await seat_by_token(
-            get_session_factory(websocket), key, token or _cookie(websocket, seat_cookie(key))
+            get_session_factory(websocket), key, _token(websocket, token, seat_cookie(key))
         )
         if seat is None:
             raise ServiceError("BAD_TOKEN", "This phone holds no seat in this game.", 401)
-    except ServiceError as error:
-        await _refuse(websocket, error)
+        return key, seat
+
+    admitted = await _admit(websocket, check)
+    if admitted is None:
         return
-    await _serve(websocket, key, "station", seat.viewer, fmt)
+    key, seat = admitted
+    async with seat_watch(websocket).watching(seat.id, websocket):
+        await _serve(websocket, key, "station", seat.viewer, fmt)
 
 
 @router.websocket("/ws/gm/{game_id}")
 async def gm_socket(
     websocket: WebSocket, game_id: str, token: str | None = None, fmt: FormatQuery = "html"
 ) -> None:
-    """The GM's dashboard: the GM token from ?token= or the game's GM cookie."""
-    await websocket.accept()
-    try:
+    """The GM's dashboard, opened with the GM token (see `_token`); any number of GMs may
+    share it."""
+
+    async def check() -> uuid.UUID:
         key = await _existing_game(websocket, game_id)
-        given = token or _cookie(websocket, gm_cookie(key))
+        given = _token(websocket, token, gm_cookie(key))
         if not await is_gm_token(get_session_factory(websocket), key, given):
             raise ServiceError("BAD_TOKEN", "That is not this game's GM token.", 401)
-    except ServiceError as error:
-        await _refuse(websocket, error)
-        return
-    await _serve(websocket, key, "gm", "gm", fmt)
+        return key
+
+    key = await _admit(websocket, check)
+    if key is not None:
+        await _serve(websocket, key, "gm", "gm", fmt)
 
 
 @router.websocket("/ws/display/{game_id}")
 async def display_socket(websocket: WebSocket, game_id: str, fmt: FormatQuery = "html") -> None:
     """The projector: public, it shows nothing secret."""
-    await websocket.accept()
-    try:
-        key = await _existing_game(websocket, game_id)
-    except ServiceError as error:
-        await _refuse(websocket, error)
-        return
-    await _serve(websocket, key, "display", "display", fmt)
+    key = await _admit(websocket, lambda: _existing_game(websocket, game_id))
+    if key is not None:
+        await _serve(websocket, key, "display", "display", fmt)
 
 
 @router.websocket("/ws/events/{game_id}")
 async def events_socket(
-    websocket: WebSocket, game_id: str, after: Annotated[int | None, Query(ge=0)] = None
+    websocket: WebSocket,
+    game_id: str,
+    after: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
 ) -> None:
     """Public events as JSON, one message each, e.g. for a prop that flashes when the hull is hit:
     first {"type": "hello", "version": v}, then {"type": "event", "version", "seq", "event"}.
     With ?after=N the events after version N come right after the hello."""
-    await websocket.accept()
-    try:
-        key = await _existing_game(websocket, game_id)
-    except ServiceError as error:
-        await _refuse(websocket, error)
+    key = await _admit(websocket, lambda: _existing_game(websocket, game_id))
+    if key is None:
         return
     await get_hub(websocket).serve(
         websocket, key, "events", "display", "json", events_after_version=after
     )
+
+
+async def _admit(websocket: WebSocket, check: Callable[[], Awaitable[T]]) -> T | None:
+    """Accept, then run the socket's checks. A refusal closes with 1008 (htmx does not retry);
+    a database that is down closes with 1013, which clients retry after a moment."""
+    await websocket.accept()
+    try:
+        return await check()
+    except ServiceError as error:
+        await _refuse(websocket, error)
+    except (DBAPIError, OSError):
+        await websocket.close(1013, "DATABASE_UNAVAILABLE: try again in a moment")
+    return None
 
 
 async def _serve(
@@ -99,28 +130,118 @@ async def _serve(
 
 
 async def _existing_game(websocket: WebSocket, game_id: str) -> uuid.UUID:
+    """The game this socket asks for, once we know the page asking is ours (every route's first
+    step, so a cross-site page learns nothing, not even whether the game exists)."""
+    _check_origin(websocket)
     key = game_key(game_id)
     await game_info(get_session_factory(websocket), key)
     return key
 
 
-def _cookie(websocket: WebSocket, name: str) -> str | None:
-    """A token from a cookie, only when the page asking is ours: a page elsewhere must not open
-    a socket with the phone's cookies (browsers send them with websocket handshakes)."""
-    token = websocket.cookies.get(name)
-    if not token:
-        return None
+def _check_origin(websocket: WebSocket) -> None:
     origin = websocket.headers.get("origin")
     if origin is None:
-        return token  # not a browser
-    ours = {websocket.headers.get("host"), websocket.headers.get("x-forwarded-host")}
-    public = get_settings().public_base_url
-    if public:
-        ours.add(urlsplit(public).netloc)
-    return token if urlsplit(origin).netloc in ours else None
+        return  # not a browser: it proves itself with its token alone
+    public = websocket.app.state.settings.public_base_url
+    if not same_origin(origin, websocket.headers, public):
+        raise ServiceError("CROSS_SITE", "This page is not one of the game's own.", 403)
+
+
+def _token(websocket: WebSocket, query_token: str | None, cookie: str) -> str | None:
+    """Authorization: Bearer (scripts, props), else ?token= (what older clients send), else the
+    game's cookie (the browser screens; their Origin has been checked already)."""
+    try:
+        header = bearer_token(websocket.headers.get("authorization"))
+    except ServiceError:
+        header = None
+    return header or query_token or websocket.cookies.get(cookie) or None
 
 
 async def _refuse(websocket: WebSocket, error: ServiceError) -> None:
     # The reason travels in the close frame, which allows at most 123 bytes.
     reason = f"{error.code}: {error.message}".encode()[:120].decode(errors="ignore")
     await websocket.close(CLOSE_REFUSED, reason)
+
+
+# --- Freed seats lose their sockets ---------------------------------------------------------------
+
+
+def seat_watch(websocket: WebSocket) -> SeatWatch:
+    watch: SeatWatch = websocket.app.state.seat_watch
+    return watch
+
+
+class SeatWatch:
+    """This process's station sockets by seat, and a task that closes those whose seat was freed.
+
+    It looks soon after each commit in this process (a GM freeing a seat here closes the phone
+    at once: the page reloads and shows the join screen) and every few seconds (a seat freed
+    through another process). One query covers every watched seat, at most ten times a second.
+    """
+
+    MIN_GAP = 0.1  # seconds between two looks, however fast commands come
+
+    def __init__(self, session_factory: SessionFactory, poll_seconds: float = 2.0) -> None:
+        self._session_factory = session_factory
+        self._poll_seconds = poll_seconds
+        self._sockets: dict[uuid.UUID, set[WebSocket]] = {}
+        self._wake = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # held, or the loop may drop them
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        add_commit_listener(self.notice)
+        self._task = asyncio.create_task(self._watch_forever(), name="seat-watch")
+
+    async def stop(self) -> None:
+        remove_commit_listener(self.notice)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._loop = None
+
+    @contextlib.asynccontextmanager
+    async def watching(self, seat_id: uuid.UUID, websocket: WebSocket) -> AsyncIterator[None]:
+        self._sockets.setdefault(seat_id, set()).add(websocket)
+        try:
+            yield
+        finally:
+            sockets = self._sockets.get(seat_id, set())
+            sockets.discard(websocket)
+            if not sockets:
+                self._sockets.pop(seat_id, None)
+
+    def notice(self, game_id: uuid.UUID, version: int) -> None:
+        """A commit in this process (from any thread): look again soon, if anyone is watched."""
+        loop = self._loop
+        if loop is None or not self._sockets:
+            return
+        with contextlib.suppress(RuntimeError):  # that loop is closing
+            loop.call_soon_threadsafe(self._wake.set)
+
+    async def _watch_forever(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._poll_seconds)
+            self._wake.clear()
+            if not self._sockets:
+                continue
+            await asyncio.sleep(self.MIN_GAP)  # commits in a burst: one look for all of them
+            try:
+                revoked = await revoked_among(self._session_factory, list(self._sockets))
+            except Exception:  # the database away: the next round tries again
+                log.warning("could not check for freed seats", exc_info=True)
+                continue
+            for seat_id in revoked:
+                for websocket in self._sockets.pop(seat_id, set()):
+                    closing = asyncio.create_task(_close_freed(websocket))
+                    self._closing.add(closing)
+                    closing.add_done_callback(self._closing.discard)
+
+
+async def _close_freed(websocket: WebSocket) -> None:
+    with contextlib.suppress(Exception):  # already gone: nothing to close
+        await websocket.close(CLOSE_REFUSED, "SEAT_FREED: this seat was freed; join again.")

@@ -1,0 +1,171 @@
+"""Who may do what, and which browsers may ask: token scope, command scope, same-origin checks,
+and the response headers every page carries.
+
+The service decides what a command does; this module decides whether the caller may send it at
+all, before a transaction is opened.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.db.models import Game, Seat
+from app.service import ServiceError, token_hash
+from app.service.commands import SessionFactory
+from app.web.errors import error
+
+# --- Tokens ---------------------------------------------------------------------------------------
+
+
+async def token_elsewhere(session_factory: SessionFactory, token: str) -> bool:
+    """Whether a token that does not open this game opens another one (a seat or a GM).
+
+    It lets a refusal say 403 "not this game" instead of 401 "unknown token". Only a caller who
+    holds the token learns this, so it tells nobody anything new.
+    """
+    # Belongs with seat_by_token in app/service; kept here while app/service is being reworked.
+    digest = token_hash(token)
+    async with session_factory() as session:
+        seat = await session.scalar(
+            select(Seat.id).where(Seat.token_hash == digest, Seat.revoked_at.is_(None)).limit(1)
+        )
+        if seat is not None:
+            return True
+        game = await session.scalar(select(Game.id).where(Game.gm_token_hash == digest).limit(1))
+    return game is not None
+
+
+async def revoked_among(
+    session_factory: SessionFactory, seat_ids: Iterable[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Which of these seats no longer hold their station (freed, revoked, or gone)."""
+    wanted = set(seat_ids)
+    if not wanted:
+        return set()
+    async with session_factory() as session:
+        live = await session.scalars(
+            select(Seat.id).where(Seat.id.in_(wanted), Seat.revoked_at.is_(None))
+        )
+        return wanted - set(live)
+
+
+def not_this_game() -> ServiceError:
+    return ServiceError(
+        "NOT_THIS_GAME", "That token belongs to another game: open the game it was made for.", 403
+    )
+
+
+# --- Commands -------------------------------------------------------------------------------------
+
+
+def check_command_scope(
+    data: Mapping[str, Any], game_id: uuid.UUID, ship: str, station: str
+) -> None:
+    """A seat acts only for its own ship and station, in its own game.
+
+    The engine refuses the same things (NOT_YOUR_STATION); checking here as well means a
+    malformed or hostile command never reaches a transaction, and the answer names the reason.
+    """
+    claimed_game = data.get("game_id")
+    if claimed_game is not None and str(claimed_game) != str(game_id):
+        raise ServiceError("NOT_THIS_GAME", "A seat can only act in its own game.", 403)
+    if "ship" in data and data["ship"] != ship:
+        raise ServiceError("NOT_YOUR_SHIP", "You can only give orders aboard your own ship.", 403)
+    if "station" in data and data["station"] != station:
+        raise ServiceError(
+            "NOT_YOUR_STATION", "You can only give orders for your own station.", 403
+        )
+
+
+# --- Browsers -------------------------------------------------------------------------------------
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def our_hosts(headers: Headers, public_base_url: str | None) -> set[str]:
+    """The host names this server answers as: the Host header, a proxy's X-Forwarded-Host and
+    the configured public URL. A browser cannot forge these on a cross-site request."""
+    hosts = {headers.get("host", ""), *headers.get("x-forwarded-host", "").split(",")}
+    if public_base_url:
+        hosts.add(urlsplit(public_base_url).netloc)
+    return {h.strip().lower() for h in hosts if h.strip()}
+
+
+def same_origin(origin: str, headers: Headers, public_base_url: str | None) -> bool:
+    """Whether an Origin (or Referer) names this server. "null" (sandboxed frames, some
+    redirects) is never ours."""
+    try:
+        netloc = urlsplit(origin).netloc.lower()
+    except ValueError:
+        return False
+    return bool(netloc) and netloc in our_hosts(headers, public_base_url)
+
+
+SECURITY_HEADERS = (
+    # A JSON answer must never be sniffed into HTML or script.
+    (b"x-content-type-options", b"nosniff"),
+    # The phone's buttons must not be clickable through someone else's invisible frame.
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    # The GM link carries its token in the address until the redirect; never pass it on.
+    (b"referrer-policy", b"same-origin"),
+)
+
+
+class BrowserGuard:
+    """Refuses cross-site form posts to the screens and hardens every response.
+
+    The screens already check a double-submit CSRF token; this adds the Origin check, so a page
+    elsewhere cannot post even if it managed to plant a cookie. The JSON API is left alone: it
+    takes bearer tokens only, which a browser never attaches by itself.
+    """
+
+    def __init__(
+        self, app: ASGIApp, public_base_url: Callable[[], str | None] = lambda: None
+    ) -> None:
+        self.app = app
+        self.public_base_url = public_base_url  # a callable: settings are read at startup
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        if scope["method"] in UNSAFE_METHODS and not scope["path"].startswith("/api/"):
+            sent = headers.get("origin") or headers.get("referer")
+            if sent is not None and not same_origin(sent, headers, self.public_base_url()):
+                await _refuse_cross_site(scope, receive, send)
+                return
+        https = scope.get("scheme") == "https"
+
+        async def hardened(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = _hardened_headers(message.get("headers", []), https)
+            await send(message)
+
+        await self.app(scope, receive, hardened)
+
+
+def _hardened_headers(raw: list[tuple[bytes, bytes]], https: bool) -> list[tuple[bytes, bytes]]:
+    present = {name.lower() for name, _ in raw}
+    out = []
+    for name, value in raw:
+        if https and name.lower() == b"set-cookie" and b"secure" not in value.lower():
+            value += b"; Secure"  # over HTTPS a cookie must never travel in clear text again
+        out.append((name, value))
+    out.extend((name, value) for name, value in SECURITY_HEADERS if name not in present)
+    return out
+
+
+async def _refuse_cross_site(scope: Scope, receive: Receive, send: Send) -> None:
+    response = error(
+        403, "CROSS_SITE", "This form was sent from another site; open the game's own page."
+    )
+    await response(scope, receive, send)
