@@ -1,11 +1,19 @@
 """This process's websocket hub, and the LISTEN connection that tells it when any process changed a
 game. Each socket gets its own view: loaded once per game and version, rendered once per viewer.
+
+Rendering is most of what a push costs (bench/load.py), so HTML screens are rendered panel by
+panel and each panel is rendered again only when its inputs changed: the first time a panel is
+rendered, the hub notes which top-level keys of the view the template read; the panel is reused,
+for this screen or for another viewer's, as long as those keys hold the same values (compared by
+digest). The bytes are the same as render_push's, which tests check.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import hashlib
 import json
 import logging
 import uuid
@@ -28,12 +36,32 @@ from app.service import (
 from app.service.commands import NOTIFY_CHANNEL, SessionFactory, Viewer
 
 _render_html: Callable[[str, dict[str, Any]], str] | None
+_render_panels: Callable[[str, dict[str, Any], Any], str] | None
+_PANELS: dict[str, tuple[str, ...]]
 try:  # The UI's renderer; until it exists (and for ?format=json) sockets get JSON views.
+    from app.web.render import PANELS as _PANELS
+    from app.web.render import render_panels as _render_panels
     from app.web.render import render_push as _render_html
 except ModuleNotFoundError as missing:
     if missing.name not in ("app.web", "app.web.render"):
         raise
-    _render_html = None
+    _render_html = _render_panels = None
+    _PANELS = {}
+
+try:  # Digests of view parts: orjson is ~10x faster than json here; either gives the same answers.
+    import orjson
+
+    def _dumps(value: Any) -> bytes:
+        try:
+            return orjson.dumps(value)
+        except TypeError:  # e.g. a non-str key: slower, still deterministic
+            return json.dumps(value, default=repr).encode()
+
+except ModuleNotFoundError:  # pragma: no cover - orjson is a dependency
+
+    def _dumps(value: Any) -> bytes:
+        return json.dumps(value, default=repr).encode()
+
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +92,8 @@ class Connection:
     outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(
         default_factory=lambda: asyncio.Queue(OUTBOX_SIZE)
     )
-    last_view: dict[str, Any] | None = None  # what this screen shows now
+    last_view: dict[str, Any] | None = None  # what a JSON screen shows now
+    shown: list[bytes] | None = None  # the panels an HTML screen shows now, in PANELS order
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
 
@@ -116,6 +145,9 @@ class Room:
     resync: bool = False  # push full views even to screens that seem up to date
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
+    # The newest panels rendered for each HTML screen (audience, viewer, fmt): a cache only; what
+    # each socket shows is its Connection.shown.
+    screens: dict[tuple[Any, ...], list[Panel]] = field(default_factory=dict)
 
 
 class Hub:
@@ -136,11 +168,13 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = False
+        self.rendered = 0  # panels rendered (not reused) since start: for benchmarks and tests
 
     # --- Lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        tune_gc()
         add_commit_listener(self.notice)
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name="live-listener"),
@@ -233,10 +267,14 @@ class Hub:
             ]
         else:
             version, state = await load_state(self._session_factory, room.game_id)
-            connection.last_view = view_for(state, connection.viewer)
-            connection.welcome = [
-                render(connection.audience, connection.last_view, version, connection.fmt)
-            ]
+            view = view_for(state, connection.viewer)
+            if _html_by_panel(connection):
+                panels = self._panels(room, connection.key, view, {})
+                connection.shown = [panel.data for panel in panels]
+                connection.welcome = [b"".join(connection.shown).decode()]
+            else:
+                connection.last_view = view
+                connection.welcome = [render(connection.audience, view, version, connection.fmt)]
         if room.pushed < 0:  # the first socket here: later rounds start from its version
             room.pushed = version
         room.wanted = max(room.wanted, version)
@@ -303,32 +341,104 @@ class Hub:
     async def _push_round(self, room: Room, resync: bool) -> None:
         if not room.connections:
             room.pushed = room.wanted
+            room.screens.clear()
             return
         version, state = await load_state(self._session_factory, room.game_id)
         room.wanted = max(room.wanted, version)
         connections = list(room.connections)
         if version > room.pushed and any(c.audience == "events" for c in connections):
             await self._push_events(room, connections)
-        views: dict[tuple[Any, ...], dict[str, Any]] = {}
-        texts: dict[tuple[Any, ...], str] = {}
+        by_key: dict[tuple[Any, ...], list[Connection]] = {}
         for connection in connections:
-            if connection.audience == "events":
-                continue
-            key = connection.key
-            if key not in views:  # one view per viewer, shared by its sockets
-                views[key] = view_for(state, connection.viewer)
-            if not resync and connection.last_view == views[key]:
-                continue  # e.g. a GM-only change: this screen stays as it is
-            if key not in texts:  # rendered once per viewer and version, however many sockets
-                try:
-                    texts[key] = render(connection.audience, views[key], version, connection.fmt)
-                except Exception:  # one broken panel must not freeze every other screen
-                    log.exception("rendering %s for game %s failed", key, room.game_id)
-                    texts[key] = ""
-            if texts[key]:
-                connection.last_view = views[key]
-                connection.offer(version, texts[key])
+            if connection.audience != "events":
+                by_key.setdefault(connection.key, []).append(connection)
+        shared: dict[tuple[str, str], list[Panel]] = {}  # this round's panels, for other viewers
+        for turn, (key, members) in enumerate(by_key.items()):
+            if turn:
+                # Let commands in flight take their next step between two screens: a transaction
+                # waiting on this loop holds its game's lock and a pooled connection meanwhile.
+                await asyncio.sleep(0)
+            audience, viewer = members[0].audience, members[0].viewer
+            view = view_for(state, viewer)  # one view per viewer, shared by its sockets
+            try:
+                if _html_by_panel(members[0]):
+                    self._offer_panels(room, key, view, shared, members, version, resync)
+                else:
+                    self._offer_whole(audience, view, version, members, resync)
+            except Exception:  # one broken panel must not freeze every other screen
+                log.exception("rendering %s for game %s failed", key, room.game_id)
+        for key in list(room.screens):
+            if key not in by_key:
+                del room.screens[key]
         room.pushed = max(room.pushed, version)
+
+    def _offer_panels(
+        self,
+        room: Room,
+        key: tuple[Any, ...],
+        view: dict[str, Any],
+        shared: dict[tuple[str, str], list[Panel]],
+        members: list[Connection],
+        version: int,
+        resync: bool,
+    ) -> None:
+        htmls = [panel.data for panel in self._panels(room, key, view, shared)]
+        text: str | None = None
+        for connection in members:
+            if not resync and connection.shown == htmls:
+                continue  # e.g. a GM-only change: this screen stays as it is
+            text = text if text is not None else b"".join(htmls).decode()
+            connection.shown = htmls
+            connection.offer(version, text)
+
+    def _offer_whole(
+        self,
+        audience: Audience,
+        view: dict[str, Any],
+        version: int,
+        members: list[Connection],
+        resync: bool,
+    ) -> None:
+        text: str | None = None
+        for connection in members:
+            if not resync and connection.last_view == view:
+                continue
+            if text is None:  # rendered once per viewer and version, however many sockets
+                text = render(audience, view, version, connection.fmt)
+            connection.last_view = view
+            connection.offer(version, text)
+
+    def _panels(
+        self,
+        room: Room,
+        key: tuple[Any, ...],
+        view: dict[str, Any],
+        shared: dict[tuple[str, str], list[Panel]],
+    ) -> list[Panel]:
+        """The screen's panels for this view: each one reused if what it read gives the same
+        (from this screen's last render, or from another viewer's this round), else rendered
+        afresh. Also remembers them for the next round."""
+        audience = key[0]
+        names = _PANELS[audience]
+        previous = room.screens.get(key)
+        if previous is not None and len(previous) != len(names):
+            previous = None
+        probe = _Probe(view)
+        panels: list[Panel] = []
+        for index, name in enumerate(names):
+            others = shared.setdefault((audience, name), [])
+            hot = _hot.setdefault((audience, name), set())
+            panel = previous[index] if previous is not None else None
+            if panel is None or not panel.fits(probe, hot):
+                panel = next((p for p in others if p.fits(probe)), None)
+                if panel is None:
+                    panel = _render_panel(audience, name, view, probe, hot)
+                    self.rendered += 1
+            if not any(p is panel for p in others):
+                others.append(panel)
+            panels.append(panel)
+        room.screens[key] = panels
+        return panels
 
     async def _push_events(self, room: Room, connections: list[Connection]) -> None:
         _, events = await events_after(self._session_factory, room.game_id, room.pushed, "display")
@@ -389,6 +499,261 @@ class Hub:
             self._want(uuid.UUID(game), int(version))
         except ValueError:
             log.warning("ignoring odd notification %r", payload)
+
+
+# --- Garbage collection ------------------------------------------------------------------------
+
+GC_THRESHOLD0 = 50_000
+
+
+def tune_gc() -> None:
+    """Make the cyclic collector's full passes rare. A push round allocates tens of thousands of
+    short-lived objects (views, the reads of templates); with Python's default first threshold
+    (700 allocations) many are caught alive mid-round and promoted, so the oldest generation is
+    collected every second or two, and a full pass over a server holding hundreds of sockets
+    stopped every screen for over 100 ms (bench/load.py, BENCH_GC_LOG). Most garbage here is
+    freed by reference counting; young collections every 50 000 allocations still find cycles."""
+    threshold0, threshold1, threshold2 = gc.get_threshold()
+    if threshold0 < GC_THRESHOLD0:
+        gc.set_threshold(GC_THRESHOLD0, threshold1, threshold2)
+
+
+# --- Panels: rendered once, reused while what they read stays the same -------------------------
+#
+# While a panel renders, the view it sees is wrapped so that every read is noted as a path into
+# the view with what kind of read it was: a value (a leaf), a dict's key set, a list's length, or
+# the whole of a part (something walked it, e.g. tojson). A panel's signature is what those reads
+# give on a view; if another view gives the same signature, the template would read the same
+# values, take the same branches and write the same bytes (render_push is deterministic), so the
+# panel is reused. Paths go down to single fields: a panel showing ships' names and positions is
+# not rendered again when only a station's "ready" flag changed.
+
+_MISSING = object()
+_LEAF, _TYPE, _LEN, _KEYS, _WHOLE = range(5)
+_SCALARS = (str, int, float, bool, type(None))
+_interned: dict[Any, Any] = {}
+
+
+def _intern(item: Any) -> Any:
+    """One object per distinct path (and dependency): panels in every room share them."""
+    found = _interned.get(item)
+    if found is None:
+        if len(_interned) > 200_000:  # paths with ids in them: bounded, whatever the games
+            _interned.clear()
+        _interned[item] = found = item
+    return found
+
+
+def _digest(value: Any) -> bytes:
+    return hashlib.blake2b(_dumps(value), digest_size=16).digest()
+
+
+class Panel:
+    """One rendered panel and what it was made from: its reads and what they gave. Kept as
+    UTF-8, half the memory of a str with any character past Latin-1 (icons, dashes, arrows)."""
+
+    __slots__ = ("data", "deps", "sig")
+
+    def __init__(self, deps: tuple[tuple[Any, int], ...], sig: tuple[Any, ...], html: str):
+        self.deps = deps
+        self.sig = sig
+        self.data = html.encode()
+
+    @property
+    def html(self) -> str:
+        return self.data.decode()
+
+    def fits(self, probe: _Probe, hot: set[Any] | None = None) -> bool:
+        read = probe.read
+        for dep, expected in zip(self.deps, self.sig, strict=True):
+            if read(dep[0], dep[1]) != expected:
+                if hot is not None and len(hot) < 64:
+                    hot.add(dep)  # read first next time: a panel that does not fit fails fast
+                return False
+        return True
+
+
+class _Probe:
+    """Answers reads on one view, each path looked up at most once."""
+
+    __slots__ = ("_nodes", "view")
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self._nodes: dict[tuple[Any, ...], Any] = {(): view}
+
+    def node(self, path: tuple[Any, ...]) -> Any:
+        found = self._nodes.get(path, _MISSING)
+        if found is _MISSING and path:
+            parent = self.node(path[:-1])
+            key = path[-1]
+            try:
+                if isinstance(parent, dict) or (isinstance(parent, list) and type(key) is int):
+                    found = parent[key]
+            except (KeyError, IndexError):
+                found = _MISSING
+            self._nodes[path] = found
+        return found
+
+    def read(self, path: tuple[Any, ...], kind: int) -> Any:
+        node = self.node(path)
+        if node is _MISSING:
+            return _MISSING
+        if kind == _LEAF:
+            return node if isinstance(node, _SCALARS) else _digest(node)
+        if kind == _TYPE:
+            return type(node)
+        if kind == _LEN:
+            return len(node) if isinstance(node, list) else _MISSING
+        if kind == _KEYS:
+            return tuple(node) if isinstance(node, dict) else _MISSING
+        return _digest(node)  # _WHOLE
+
+    def sig(self, deps: tuple[tuple[Any, int], ...]) -> tuple[Any, ...]:
+        return tuple(self.read(path, kind) for path, kind in deps)
+
+
+class _Reads:
+    """The reads of one render."""
+
+    __slots__ = ("deps",)
+
+    def __init__(self) -> None:
+        self.deps: set[tuple[Any, int]] = set()
+
+    def ordered(self, hot: set[Any]) -> tuple[tuple[Any, int], ...]:
+        """The reads, those that changed lately first, each path and read one shared object."""
+        deps = [_intern((_intern(path), kind)) for path, kind in self.deps]
+        deps.sort(key=lambda dep: dep not in hot)
+        return tuple(deps)
+
+    def wrap(self, value: Any, path: tuple[Any, ...]) -> Any:
+        kind = type(value)
+        if kind is dict:
+            self.deps.add((path, _TYPE))
+            return _DictReads(value, self, path)
+        if kind is list and all(type(item) is dict for item in value):
+            # A list of records: its length, then each record's own reads. Anything else in a
+            # list (strings, numbers) is read as one value, since C code can read it unseen.
+            self.deps.add((path, _LEN))
+            return _ListReads(_DictReads(item, self, (*path, i)) for i, item in enumerate(value))
+        self.deps.add((path, _LEAF))
+        return value
+
+    def note(self, path: tuple[Any, ...], kind: int) -> None:
+        self.deps.add((path, kind))
+
+
+class _ListReads(list):  # type: ignore[type-arg]
+    """A list of records whose items are already wrapped: C code reading it directly (json,
+    join, sorted) still goes through the items' own reads."""
+
+    __slots__ = ()
+
+
+class _DictReads(dict):  # type: ignore[type-arg]
+    """A dict of the view as a template sees it, noting each read. Walking it (keys, len, in)
+    reads its key set; items()/values() also read each value; ==, repr and pickling read all."""
+
+    __slots__ = ("_bc_kids", "_bc_path", "_bc_reads")
+
+    def __init__(self, data: dict[str, Any], reads: _Reads, path: tuple[Any, ...]) -> None:
+        super().__init__(data)
+        self._bc_reads = reads
+        self._bc_path = path
+        self._bc_kids: dict[Any, Any] = {}  # templates read the same fields again and again
+
+    def __getitem__(self, key: Any) -> Any:
+        kids = self._bc_kids
+        if key in kids:
+            return kids[key]
+        path = (*self._bc_path, key)
+        try:
+            value = super().__getitem__(key)
+        except KeyError:
+            self._bc_reads.note(path, _LEAF)  # absent, as a template may test for
+            raise
+        kids[key] = wrapped = self._bc_reads.wrap(value, path)
+        return wrapped
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        self._bc_reads.note(self._bc_path, _KEYS)
+        return super().__contains__(key)
+
+    def _walk(self) -> None:
+        self._bc_reads.note(self._bc_path, _KEYS)
+
+    def __iter__(self) -> Any:
+        self._walk()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._walk()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._walk()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._walk()
+        return [(key, self[key]) for key in super().keys()]  # noqa: SIM118 - dict's, not ours
+
+    def values(self) -> Any:
+        self._walk()
+        return [self[key] for key in super().keys()]  # noqa: SIM118 - dict's, not ours
+
+    def _whole(self) -> None:
+        self._bc_reads.note(self._bc_path, _WHOLE)
+
+    def __eq__(self, other: object) -> bool:
+        self._whole()
+        return dict(super().items()) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def copy(self) -> dict[str, Any]:
+        self._whole()
+        return dict(super().items())
+
+    def __repr__(self) -> str:
+        self._whole()
+        return repr(dict(super().items()))
+
+    def __reduce__(self) -> Any:
+        self._whole()
+        return (dict, (dict(super().items()),))
+
+
+def _render_panel(
+    audience: str, name: str, view: dict[str, Any], probe: _Probe, hot: set[Any]
+) -> Panel:
+    assert _render_panels is not None
+    reads = _Reads()
+    html = str(_render_panels(audience, _DictReads(view, reads, ()), (name,)))
+    deps = reads.ordered(hot)
+    return Panel(deps, probe.sig(deps), html)
+
+
+_hot: dict[tuple[str, str], set[Any]] = {}  # per panel: reads that lately told a change apart
+
+
+def _html_by_panel(connection: Connection) -> bool:
+    return (
+        connection.fmt == "html"
+        and _render_panels is not None
+        and connection.audience in _PANELS
+        and HTML_AVAILABLE
+    )
 
 
 def event_message(event: dict[str, Any]) -> str:

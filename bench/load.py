@@ -1,0 +1,1281 @@
+"""Convention-scale load: many bridges on one laptop, every screen connected, real orders.
+
+Starts its own embedded PostgreSQL in a temporary directory and the server as `uvicorn app.main:app`
+process(es) on loopback, creates G games through the API (four seats each, as phones join), opens
+each game's four station sockets, the GM's and the projector's (the HTML push the phones get,
+permessage-deflate as browsers negotiate it), then plays: GM StartTurn, the bot's orders from each
+seat's token, Engineering's damage allocation, EndCombat / RestoreShip / SetTrack when a ship is
+lost. Commands go out on an open-loop schedule (default 200/s over all games, round robin); each
+game's next command waits for its previous one, and a late start shows as schedule lag.
+
+For each command it measures the time from sending the POST to the moment every socket of that
+game whose screen changes has received its push. Which screens change is known exactly: the
+generator keeps a mirror of every game (same scenario, seed, seat ids and commands through the same
+pure engine), plans the commands before the clock starts and compares each viewer's view before and
+after. A push to a socket whose view did not change counts as `unexpected`, an expected push that
+never comes as `missed`; at the end the server's projector view must equal the mirror's.
+
+Runs: `one` server process; `two` processes sharing the database, each game's sockets split between
+them (stations 1-2 + GM on one, stations 3-4 + projector on the other, alternating by game) and
+every command sent to the first, so half the pushes cross processes by LISTEN/NOTIFY; `baseline`,
+bench/baseline.py, a bare FastAPI broadcaster of fragments of the same sizes to the same sockets.
+
+The generator is one process, one event loop, callback-driven sockets (websockets' sans-I/O client)
+and one task per command in flight: it still competes with the server for the same cores, and
+its CPU is reported.
+
+    .venv/bin/python bench/load.py                      # 100 games, 200 commands/s, 30 s each
+    .venv/bin/python bench/load.py --games 20 --rate 50 --duration 10 --runs one,baseline
+    .venv/bin/python bench/load.py --profile /tmp/prof  # py-spy records each server process
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psutil
+from websockets.client import ClientProtocol
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
+from websockets.uri import parse_uri
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.content import load_catalogue  # noqa: E402
+from app.rules import Actor, RulesError, apply, new_game, parse_command  # noqa: E402
+from app.rules import commands as c  # noqa: E402
+from app.rules.bot import propose, stations_to_order  # noqa: E402
+from app.service.commands import canonical, command_fields  # noqa: E402
+from app.service.games import view_for  # noqa: E402
+
+GM = -1  # the actor index of the GM; 0..3 are the seats
+AUDIENCES = ("station", "station", "station", "station", "gm", "display")  # a game's six sockets
+HEARTBEAT = b"<!-- heartbeat -->"
+PUSH_TIMEOUT = 5.0  # an expected push not there by then is missed
+HARD_GRACE = 30.0  # the run stops this long after its schedule ends, whatever is in flight
+
+
+# --- Processes -----------------------------------------------------------------------------------
+
+# `python -m uvicorn ...`, except that BENCH_LIVE_MODULE, if set, is loaded as app.live first: the
+# same run with another version of the hub, for before/after comparisons (--live).
+LAUNCH = """
+import importlib.util, os, sys
+path = os.environ.get("BENCH_LIVE_MODULE")
+if path:
+    spec = importlib.util.spec_from_file_location("app.live", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["app.live"] = module
+    spec.loader.exec_module(module)
+if os.environ.get("BENCH_GC_LOG"):  # each collection of the oldest generation, to the log
+    import gc, time
+    started = {}
+    def watch(phase, info):
+        if info["generation"] == 2:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                took = (time.perf_counter() - started.get(0, time.perf_counter())) * 1000
+                print(f"gc2 {time.time():.3f} {took:.1f} ms {info['collected']} collected",
+                      file=sys.stderr, flush=True)
+    gc.callbacks.append(watch)
+if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the last SIGUSR1
+    import signal, tracemalloc
+    tracemalloc.start(int(os.environ["BENCH_TRACEMALLOC"]))
+    last = [tracemalloc.take_snapshot()]
+    def dump(*_):
+        now = tracemalloc.take_snapshot()
+        stats = now.compare_to(last[0], "traceback")
+        last[0] = now
+        total = sum(s.size_diff for s in stats)
+        print(f"tracemalloc: {total / 1024:.0f} KB more", file=sys.stderr)
+        for stat in stats[:25]:
+            where = " <- ".join(
+                f"{f.filename.split('site-packages/')[-1]}:{f.lineno}" for f in stat.traceback[:4]
+            )
+            print(f"  {stat.size_diff / 1024:8.0f} KB {stat.count_diff:7d}  {where}",
+                  file=sys.stderr)
+        sys.stderr.flush()
+    signal.signal(signal.SIGUSR1, dump)
+from uvicorn.main import main
+sys.argv[0] = "uvicorn"
+main()
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ServerProcess:
+    """One uvicorn process on loopback, as `bridgecrew serve` runs it (uvloop, httptools,
+    websockets-sansio with permessage-deflate), access log off."""
+
+    def __init__(self, target: str, env: dict[str, str], log: Path, profile: Path | None) -> None:
+        self.port = free_port()
+        self.log = log
+        self.profile = profile
+        self.profiler: subprocess.Popen[bytes] | None = None
+        argv = [
+            sys.executable, "-c", LAUNCH, target, "--host", "127.0.0.1",
+            "--port", str(self.port), "--log-level", "warning", "--no-access-log",
+            "--ws-max-size", "65536", "--timeout-graceful-shutdown", "2",
+        ]  # fmt: skip
+        with log.open("ab") as out:
+            self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+                argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        self.ps = psutil.Process(self.process.pid)
+
+    async def ready(self, within: float = 60.0) -> ServerProcess:
+        deadline = time.monotonic() + within
+        pool = HttpPool(self.port, 1)
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"server exited:\n{self.log.read_text()[-3000:]}")
+                with contextlib.suppress(OSError, asyncio.IncompleteReadError, ValueError):
+                    status, _ = await pool.request("GET", "/healthz")
+                    if status == 200:
+                        return self
+                await asyncio.sleep(0.2)
+        finally:
+            pool.close()
+        raise RuntimeError(f"server not ready in {within} s:\n{self.log.read_text()[-3000:]}")
+
+    def start_profile(self, name: str, seconds: float) -> None:
+        if self.profile is None:
+            return
+        self.profile.mkdir(parents=True, exist_ok=True)
+        py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        self.profiler = subprocess.Popen(  # noqa: S603
+            [py_spy, "record", "--pid", str(self.process.pid), "--duration", str(int(seconds)),
+             "--rate", "100", "--format", "raw", "--nonblocking",
+             "--output", str(self.profile / f"{name}.txt")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def rss(self) -> int:
+        return int(self.ps.memory_info().rss)
+
+    def cpu(self) -> float:
+        times = self.ps.cpu_times()
+        return float(times.user + times.system)
+
+    def stop(self) -> None:
+        if self.profiler is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.profiler.wait(30)
+            if self.profiler.poll() is None:
+                self.profiler.kill()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+class PostgresCpu:
+    """CPU of the embedded PostgreSQL (postmaster and its backends) over a window."""
+
+    def __init__(self, postmaster_pid: int | None) -> None:
+        self.root = psutil.Process(postmaster_pid) if postmaster_pid else None
+        self.start: dict[int, float] = {}
+
+    def _sample(self) -> dict[int, float]:
+        if self.root is None:
+            return {}
+        found: dict[int, float] = {}
+        for process in [self.root, *self.root.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                times = process.cpu_times()
+                found[process.pid] = times.user + times.system
+        return found
+
+    def begin(self) -> None:
+        self.start = self._sample()
+
+    def seconds(self) -> float:
+        end = self._sample()
+        return sum(end[pid] - self.start.get(pid, 0.0) for pid in end)
+
+
+# --- Clients -------------------------------------------------------------------------------------
+
+
+class HttpPool:
+    """HTTP/1.1 keep-alive connections to one server: small, and cheap for the generator. Every
+    request has a time limit; a connection that failed or was cancelled mid-way is dropped."""
+
+    def __init__(
+        self, port: int, size: int, source: str | None = None, timeout: float = 30.0
+    ) -> None:
+        self.port = port
+        self.slots = asyncio.Semaphore(size)
+        self.source = source  # a loopback address of its own, as each phone at a venue has
+        self.timeout = timeout
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        payload = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", f"Content-Length: {len(payload)}"]
+        if body is not None:
+            head.append("Content-Type: application/json")
+        if token:
+            head.append(f"Authorization: Bearer {token}")
+        raw = ("\r\n".join(head) + "\r\n\r\n").encode() + payload
+        async with self.slots:
+            conn = self.idle.pop() if self.idle else None
+            keep = False
+            try:
+                for attempt in (1, 2):  # a kept-alive connection the server closed: a new one
+                    reused = conn is not None
+                    try:
+                        if conn is None:
+                            conn = await asyncio.wait_for(self._open(), 10)
+                        conn[1].write(raw)
+                        status, keep, data = await asyncio.wait_for(
+                            _read_response(conn[0]), self.timeout
+                        )
+                        return status, json.loads(data) if data else None
+                    except (OSError, asyncio.IncompleteReadError):
+                        if conn is not None:
+                            conn[1].close()
+                        conn = None
+                        if not (reused and attempt == 1):
+                            raise
+                raise AssertionError("unreachable")
+            finally:
+                if conn is not None:
+                    if keep:
+                        self.idle.append(conn)
+                    else:  # failed, timed out, cancelled or closing: never reuse it
+                        conn[1].close()
+
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_connection(
+            "127.0.0.1", self.port, local_addr=(self.source, 0) if self.source else None
+        )
+
+    def close(self) -> None:
+        for _, writer in self.idle:
+            writer.close()
+        self.idle.clear()
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    keep = headers.get("connection", "").lower() != "close"
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        chunks = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+            chunk = await reader.readexactly(size + 2)
+            if size == 0:
+                break
+            chunks.append(chunk[:-2])
+        return status, keep, b"".join(chunks)
+    length = int(headers.get("content-length", "0"))
+    return status, keep, await reader.readexactly(length) if length else b""
+
+
+class Socket(asyncio.Protocol):
+    """One websocket as a phone holds it, driven by callbacks (no task per socket): each complete
+    text message is timestamped the moment its last bytes are read."""
+
+    def __init__(self, url: str, game: Game | None, index: int, compress: bool) -> None:
+        self.proto = ClientProtocol(
+            parse_uri(url),
+            extensions=[ClientPerMessageDeflateFactory(compress_settings={"memLevel": 5})]
+            if compress
+            else None,
+            max_size=2**22,
+        )
+        self.game = game
+        self.index = index
+        self.loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = self.loop.create_future()
+        self.welcomed: asyncio.Future[bytes] = self.loop.create_future()
+        self.transport: asyncio.Transport | None = None
+        self.parts: list[bytes] = []
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is no asyncio.Transport
+        self.proto.send_request(self.proto.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        arrived = time.perf_counter()
+        self.proto.receive_data(data)
+        for event in self.proto.events_received():
+            if not isinstance(event, Frame):  # the handshake's response
+                if self.proto.handshake_exc is not None:
+                    self._fail(self.proto.handshake_exc)
+                elif not self.opened.done():
+                    self.opened.set_result(None)
+                continue
+            if event.opcode in (Opcode.TEXT, Opcode.CONT, Opcode.BINARY):
+                self.parts.append(event.data)
+                if event.fin:
+                    message = b"".join(self.parts)
+                    self.parts = []
+                    self._message(message, arrived)
+            elif event.opcode == Opcode.CLOSE:
+                self._fail(ConnectionError(f"closed by the server: {event.data[:120]!r}"))
+        self._flush()
+
+    def _message(self, message: bytes, arrived: float) -> None:
+        if not self.welcomed.done():
+            self.welcomed.set_result(message)
+        elif message != HEARTBEAT and self.game is not None:
+            self.game.arrived(self.index, arrived, message)
+
+    def _flush(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        for data in self.proto.data_to_send():
+            if data:
+                self.transport.write(data)
+            elif self.transport.can_write_eof():
+                self.transport.write_eof()
+
+    def _fail(self, error: BaseException) -> None:
+        self.closed = True
+        for future in (self.opened, self.welcomed):
+            if not future.done():
+                future.set_exception(error)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._fail(exc or ConnectionError("connection lost"))
+        if self.game is not None and not getattr(self.game, "closing", False):
+            self.game.lost += 1
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+
+async def open_socket(
+    port: int, path: str, game: Game | None, index: int, compress: bool
+) -> Socket:
+    sock = Socket(f"ws://127.0.0.1:{port}{path}", game, index, compress)
+    loop = asyncio.get_running_loop()
+    await loop.create_connection(lambda: sock, "127.0.0.1", port)
+    try:
+        await asyncio.wait_for(sock.opened, 30)
+        await asyncio.wait_for(sock.welcomed, 30)
+    except (TimeoutError, ConnectionError) as error:
+        sock.close()
+        raise ConnectionError(f"socket {path.split('?')[0]} did not open: {error!r}") from error
+    return sock
+
+
+# --- The mirror: what each game will be sent, planned before the clock starts -------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    actor: int  # GM or a seat index
+    data: dict[str, Any]  # the command as JSON: its type and fields
+    expect: tuple[int, ...]  # the sockets whose view changes
+
+
+class Mirror:
+    """One game as the engine plays it from the same scenario, seed, seats and commands."""
+
+    def __init__(self, scenario: str, seed: int, rng_seed: int, expect: str = "html") -> None:
+        catalogue = load_catalogue()
+        # "html": a screen gets a push when its HTML changes (the hub skips a view change that
+        # shows nothing new); "view": when its view changes (the hub before panel caching).
+        self.expect = expect
+        self._hub: Any = None
+        self._room: Any = None
+        self.state = canonical(new_game(catalogue.scenarios[scenario], catalogue, seed=seed))
+        self.rng = random.Random(rng_seed)
+        self.version = 0
+        players = next(s for s in self.state["ships"].values() if s["crew"] == "players")
+        self.ship = players["id"]
+        self.stations = list(players["stations"])[:4]
+        self.characters = list(catalogue.characters)
+        self.seats: list[str] = []
+        self.views: list[dict[str, Any]] = []
+
+    def seat_request(self, index: int) -> dict[str, Any]:
+        return {
+            "ship": self.ship,
+            "station": self.stations[index],
+            "name": f"Crew {index + 1}",
+            "character": self.characters[index % len(self.characters)],
+        }
+
+    def seated(self, seat_ids: list[str]) -> None:
+        """The seats the server made, in order: applied as create_seat applies them."""
+        for index, seat_id in enumerate(seat_ids):
+            asked = self.seat_request(index)
+            self._apply(
+                parse_command({"type": "SeatCrew", "seat": seat_id, **asked}, Actor.system())
+            )
+        self.seats = seat_ids
+        self.views = self._views()
+
+    def _viewers(self) -> list[Any]:
+        return [*(("seat", s) for s in self.seats), "gm", "display"]
+
+    def _views(self) -> list[Any]:
+        stored = jsonb_order(self.state)  # the server's views come from the state as JSONB gives it
+        views = [view_for(stored, viewer) for viewer in self._viewers()]
+        if self.expect == "view":
+            return views
+        from app import live
+
+        if self._hub is None:
+            self._hub = live.Hub(None, "postgresql+asyncpg://u@localhost/x")  # type: ignore[arg-type]
+            self._room = live.Room(uuid.uuid4())
+        shared: dict[Any, Any] = {}
+        screens = []
+        for viewer, audience, view in zip(self._viewers(), AUDIENCES, views, strict=True):
+            panels = self._hub._panels(self._room, (audience, viewer, "html"), view, shared)
+            screens.append([panel.data for panel in panels])
+        return screens
+
+    def _apply(self, command: c.Command) -> None:
+        state, _ = apply(self.state, command)
+        self.state = canonical(state)
+        self.version += 1
+
+    def plan(self, count: int) -> list[Planned]:
+        out = []
+        for _ in range(count):
+            actor, command = self._next()
+            data = json.loads(json.dumps(command_fields(command)))
+            who = Actor.gm() if actor == GM else Actor.for_seat(self.seats[actor])
+            self._apply(parse_command(data, who, time.time()))
+            views = self._views()
+            expect = tuple(
+                i for i, (a, b) in enumerate(zip(self.views, views, strict=True)) if a != b
+            )
+            self.views = views
+            out.append(Planned(actor, data, expect))
+        return out
+
+    def _next(self) -> tuple[int, c.Command]:
+        """What the table does next: the GM runs turns and cleans up after a lost ship, each seat
+        gives the bot's order, Engineering (or the GM for an NPC) allocates damage."""
+        state = self.state
+        ships = state["ships"]
+        seat_of = {seat: i for i, seat in enumerate(self.seats)}
+        destroyed = [s["id"] for s in ships.values() if s["destroyed"]]
+        phase = state["phase"]
+        if phase != "downtime" and destroyed:
+            return GM, c.EndCombat()
+        if phase == "downtime":
+            if destroyed:
+                return GM, c.RestoreShip(ship=destroyed[0])
+            for ship in ships.values():
+                tracks = [("hull", ship["hull"]), ("shields", ship["shields"])]
+                tracks += list(ship["stations"].items())
+                for track, item in tracks:
+                    if item["damage"] > 0:
+                        return GM, c.SetTrack(ship=ship["id"], track=track, damage=0)
+            return GM, c.StartTurn()
+        if phase == "orders":
+            todo = stations_to_order(state)
+            if not todo:
+                return GM, c.CloseOrders()
+            ship_id, station_id, actor = todo[0]
+            command = propose(state, ship_id, station_id, self.rng, actor)
+            return (seat_of[actor.seat] if actor.role == "seat" else GM), command
+        if phase == "allocation":
+            ship_id = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
+            engineering = ships[ship_id]["stations"].get("engineering")
+            crew = engineering["crew"] if engineering else None
+            if crew and crew["seat"] in seat_of:
+                command = c.AllocateDamage(
+                    ship=ship_id, allocations={}, actor=Actor.for_seat(crew["seat"])
+                )
+                with contextlib.suppress(RulesError):
+                    apply(state, command)
+                    return seat_of[crew["seat"]], command
+            return GM, c.AllocateDamage(ship=ship_id, allocations={})
+        return GM, c.StartTurn()  # turn_end
+
+
+def jsonb_order(data: Any) -> Any:
+    """The data with its keys in the order PostgreSQL's JSONB hands them back (shorter keys
+    first, then bytewise), which is the order the server's views iterate."""
+    if isinstance(data, dict):
+        keys = sorted(data, key=lambda k: (len(k.encode()), k.encode()))
+        return {k: jsonb_order(data[k]) for k in keys}
+    if isinstance(data, list):
+        return [jsonb_order(v) for v in data]
+    return data
+
+
+def expected_display(view: dict[str, Any]) -> Any:
+    """A view without its clock times: the server stamps deadlines with its own `now`."""
+    if isinstance(view, dict):
+        return {
+            k: expected_display(v)
+            for k, v in view.items()
+            if k not in ("deadline", "at", "remaining", "seconds")
+        }
+    if isinstance(view, list):
+        return [expected_display(v) for v in view]
+    return view
+
+
+# --- One game on the client side -----------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Sample:
+    game: int
+    scheduled: float
+    sent: float
+    answered: float
+    arrivals: dict[int, float]
+    expect: tuple[int, ...]
+    remote: frozenset[int]  # sockets on another process than the one that took the command
+    status: int
+    missed: int
+
+
+class Game:
+    def __init__(self, index: int, mirror: Mirror) -> None:
+        self.index = index
+        self.mirror = mirror
+        self.game_id = ""
+        self.gm_token = ""
+        self.seat_tokens: list[str] = []
+        self.plan: list[Planned] = []
+        self.next = 0
+        self.sockets: list[Socket] = []
+        self.socket_port: list[int] = []  # which server each socket is on
+        self.command_port = 0
+        self.busy = False
+        self.backlog: collections.deque[float] = collections.deque()
+        self.expect: frozenset[int] = frozenset()
+        self.arrivals: dict[int, float] = {}
+        self.all_in: asyncio.Future[None] | None = None
+        self.unexpected = 0
+        self.lost = 0
+        self.closing = False
+        self.bytes: list[int] = [0] * len(AUDIENCES)
+        self.messages: list[int] = [0] * len(AUDIENCES)
+        self.sample_text: dict[str, bytes] = {}
+
+    def arrived(self, index: int, at: float, message: bytes) -> None:
+        self.bytes[index] += len(message)
+        self.messages[index] += 1
+        self.sample_text[AUDIENCES[index]] = message
+        if index in self.expect and index not in self.arrivals:
+            self.arrivals[index] = at
+            if len(self.arrivals) == len(self.expect) and self.all_in and not self.all_in.done():
+                self.all_in.set_result(None)
+        else:
+            self.unexpected += 1
+
+    def token_for(self, actor: int) -> str:
+        return self.gm_token if actor == GM else self.seat_tokens[actor]
+
+
+# --- One run -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Result:
+    name: str
+    processes: int
+    sockets: int
+    target_rate: float
+    samples: list[Sample]
+    duration: float
+    server_cpu: float  # seconds over the window, all server processes
+    pg_cpu: float
+    gen_cpu: float
+    rss_before: int
+    rss_connected: int
+    rss_after: int
+    measured_sockets: int
+    unexpected: int
+    lost: int
+    errors: collections.Counter[str]
+    check: str
+    bytes_by_audience: dict[str, float]
+    late: int
+    window: tuple[float, float] = (0.0, 0.0)  # loop time
+    completions: int = 0  # commands whose last push landed inside the window
+
+
+class Run:
+    def __init__(self, args: argparse.Namespace, workdir: Path, pg: Any) -> None:
+        self.args = args
+        self.workdir = workdir
+        self.pg = pg
+
+    async def real(self, name: str, processes: int) -> tuple[Result, dict[str, bytes]]:
+        args = self.args
+        database = f"load_{name}_{os.getpid()}"
+        url = await asyncio.to_thread(self._database, database)
+        env = {**os.environ, "DATABASE_URL": url, "BRIDGECREW_DATA_DIR": str(self.workdir)}
+        if args.live:
+            env["BENCH_LIVE_MODULE"] = os.path.abspath(args.live)  # noqa: ASYNC240
+        servers = [
+            ServerProcess("app.main:app", env, self.workdir / f"{name}-{i}.log", args.profile)
+            for i in range(processes)
+        ]
+        try:
+            for server in servers:
+                await server.ready()
+            return await self._play(name, servers, real=True)
+        finally:
+            for server in servers:
+                server.stop()
+
+    def _database(self, database: str) -> str:
+        from app.db.embedded import start_embedded
+        from app.db.migrate import upgrade
+
+        url: str = start_embedded(self.pg.pgdata, database).url(database)
+        upgrade(url)
+        return url
+
+    async def baseline(self, fragments: dict[str, bytes]) -> Result:
+        env = dict(os.environ)
+        server = ServerProcess(
+            "bench.baseline:app", env, self.workdir / "baseline.log", self.args.profile
+        )
+        try:
+            await server.ready()
+            pool = HttpPool(server.port, 2)
+            body = {"fragments": {k: v.decode() for k, v in fragments.items()}}
+            status, _ = await pool.request("POST", "/setup", body)
+            assert status == 200
+            pool.close()
+            return await self._play("baseline", [server], real=False)
+        finally:
+            server.stop()
+
+    async def _play(
+        self, name: str, servers: list[ServerProcess], *, real: bool
+    ) -> tuple[Result, dict[str, bytes]] | Result:
+        args = self.args
+        connections = args.connections or min(256, args.games)  # a phone never waits for a socket
+        pools = {s.port: HttpPool(s.port, connections) for s in servers}
+        first = servers[0]
+        games = [
+            Game(g, Mirror(args.scenario, seed=1000 + g, rng_seed=g, expect=args.expect))
+            for g in range(args.games)
+        ]
+        total = int(args.rate * (args.warmup + args.duration))
+        per_game = math.ceil(total / len(games)) + 1
+        print(f"[{name}] creating {len(games)} games", flush=True)
+        await _gather_limited([self._create(g, first.port, real) for g in games], 8)
+        if real:
+            print(f"[{name}] planning {per_game} commands per game", flush=True)
+            for g in games:
+                g.plan = g.mirror.plan(per_game)
+            changed = sum(len(p.expect) for g in games for p in g.plan) / (per_game * len(games))
+            print(f"[{name}]   {changed:.2f} of {len(AUDIENCES)} screens change per command")
+        else:
+            for g in games:
+                g.plan = [
+                    Planned(GM, {"type": "Broadcast"}, tuple(range(len(AUDIENCES))))
+                ] * per_game
+        # Where each socket lives: with two processes, half of each game's screens on each.
+        for g in games:
+            # Every command to the first process, or (--spread) each game's to "its" process.
+            g.command_port = servers[g.index % len(servers)].port if args.spread else first.port
+            for i in range(len(AUDIENCES)):
+                if len(servers) == 1:
+                    g.socket_port.append(first.port)
+                else:
+                    side = (i in (0, 1, 4)) == (g.index % 2 == 0)
+                    g.socket_port.append(servers[0 if side else 1].port)
+
+        # Memory: first one game's sockets (templates compiled, buffers warm), then all.
+        await self._connect(games[:1], real)
+        await asyncio.sleep(1.0)
+        rss_before = sum(s.rss() for s in servers)
+        if os.environ.get("BENCH_TRACEMALLOC"):
+            for server in servers:
+                server.process.send_signal(signal.SIGUSR1)
+        print(f"[{name}] opening {len(AUDIENCES) * len(games)} sockets", flush=True)
+        await self._connect(games[1:], real)
+        await asyncio.sleep(2.0)
+        rss_connected = sum(s.rss() for s in servers)
+        if os.environ.get("BENCH_TRACEMALLOC"):
+            for server in servers:
+                server.process.send_signal(signal.SIGUSR1)
+
+        samples: list[Sample] = []
+        loop = asyncio.get_running_loop()
+        start = loop.time() + 0.5
+        window = (start + args.warmup, start + args.warmup + args.duration)
+        pg_cpu = PostgresCpu(self.pg.postmaster_pid if real else None)
+        cpu_marks: dict[str, float] = {}
+        me = psutil.Process()
+
+        def mark(which: str) -> None:
+            cpu_marks[f"server_{which}"] = sum(s.cpu() for s in servers)
+            cpu_marks[f"gen_{which}"] = sum(me.cpu_times()[:2])
+            if which == "begin":
+                pg_cpu.begin()
+                for i, server in enumerate(servers):
+                    server.start_profile(f"{name}-{i}", args.duration)
+            else:
+                cpu_marks["pg"] = pg_cpu.seconds()
+
+        loop.call_at(window[0], mark, "begin")
+        loop.call_at(window[1], mark, "end")
+        errors: collections.Counter[str] = collections.Counter()
+        in_flight: set[asyncio.Task[None]] = set()
+
+        def launch(game: Game, scheduled: float) -> None:
+            game.busy = True
+            task = loop.create_task(self._command(game, scheduled, pools, samples, errors, real))
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
+
+        def finished(game: Game) -> None:
+            game.busy = False
+            if game.backlog and game.next < len(game.plan):
+                launch(game, game.backlog.popleft())
+
+        self._finished = finished
+        print(f"[{name}] {total} commands at {args.rate}/s over {len(games)} games", flush=True)
+        hard_stop = start + args.warmup + args.duration + HARD_GRACE
+        for k in range(total):
+            scheduled = start + k / args.rate
+            delay = scheduled - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            game = games[k % len(games)]
+            if game.next + len(game.backlog) >= len(game.plan):
+                continue
+            if game.busy:
+                game.backlog.append(scheduled)
+            else:
+                launch(game, scheduled)
+        while (in_flight or any(g.busy for g in games)) and loop.time() < hard_stop:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        for task in list(in_flight):
+            task.cancel()
+        if "end" not in "".join(cpu_marks):
+            mark("end")
+        rss_after = sum(s.rss() for s in servers)
+        check = await self._check(games, pools[first.port]) if real else "n/a"
+        for g in games:
+            g.closing = True
+            for sock in g.sockets:
+                sock.close()
+        for pool in pools.values():
+            pool.close()
+
+        in_window = [s for s in samples if window[0] <= s.scheduled < window[1]]
+        sockets = sum(len(g.sockets) for g in games)
+        messages = collections.Counter[str]()
+        volume = collections.Counter[str]()
+        for g in games:
+            for i, aud in enumerate(AUDIENCES):
+                messages[aud] += g.messages[i]
+                volume[aud] += g.bytes[i]
+        result = Result(
+            name=name,
+            processes=len(servers),
+            sockets=sockets,
+            target_rate=args.rate,
+            samples=in_window,
+            duration=args.duration,
+            server_cpu=cpu_marks["server_end"] - cpu_marks["server_begin"],
+            pg_cpu=cpu_marks.get("pg", 0.0),
+            gen_cpu=cpu_marks["gen_end"] - cpu_marks["gen_begin"],
+            rss_before=rss_before,
+            rss_connected=rss_connected,
+            rss_after=rss_after,
+            measured_sockets=sockets - len(AUDIENCES),
+            unexpected=sum(g.unexpected for g in games),
+            lost=sum(g.lost for g in games),
+            errors=errors,
+            check=check,
+            bytes_by_audience={a: volume[a] / messages[a] for a in messages if messages[a]},
+            late=sum(1 for s in in_window if s.sent - s.scheduled > 0.010),
+            window=window,
+            completions=sum(
+                1
+                for s in samples
+                if s.status == 200
+                and window[0] <= s.sent + max(s.arrivals.values(), default=s.answered) < window[1]
+            ),
+        )
+        if not real:
+            return result
+        fragments: dict[str, bytes] = {}
+        for aud, size in result.bytes_by_audience.items():
+            text = next(g.sample_text[aud] for g in games if aud in g.sample_text)
+            fragments[aud] = (text * (int(size) // max(1, len(text)) + 1))[: int(size)]
+        return result, fragments
+
+    async def _create(self, game: Game, port: int, real: bool) -> None:
+        """A GM makes the game and four phones join, each from its own address (the server's
+        limit for callers without a token is per address)."""
+        if not real:
+            game.game_id = f"room{game.index}"
+            return
+        pool = HttpPool(port, 1, source=f"127.0.{1 + game.index // 250}.{2 + game.index % 250}")
+        try:
+            await self._create_on(game, pool)
+        finally:
+            pool.close()
+
+    async def _create_on(self, game: Game, pool: HttpPool) -> None:
+        status, body = await pool.request(
+            "POST", "/api/games", {"scenario": self.args.scenario, "seed": 1000 + game.index}
+        )
+        assert status == 201, body
+        game.game_id, game.gm_token = body["game_id"], body["gm_token"]
+        seat_ids = []
+        for i in range(4):
+            status, body = await pool.request(
+                "POST", f"/api/games/{game.game_id}/seats", game.mirror.seat_request(i)
+            )
+            assert status == 201, body
+            seat_ids.append(body["seat_id"])
+            game.seat_tokens.append(body["seat_token"])
+        game.mirror.seated(seat_ids)
+
+    async def _connect(self, games: list[Game], real: bool) -> None:
+        async def one(game: Game) -> None:
+            socks = []
+            for i, audience in enumerate(AUDIENCES):
+                if not real:
+                    path = f"/ws/{game.game_id}/{audience}"
+                elif audience == "station":
+                    path = f"/ws/station/{game.game_id}?token={game.seat_tokens[i]}"
+                elif audience == "gm":
+                    path = f"/ws/gm/{game.game_id}?token={game.gm_token}"
+                else:
+                    path = f"/ws/display/{game.game_id}"
+                port = game.socket_port[i]
+                socks.append(await open_socket(port, path, game, i, not self.args.no_deflate))
+            game.sockets = socks
+
+        await _gather_limited([one(g) for g in games], 10)
+
+    async def _command(
+        self,
+        game: Game,
+        scheduled: float,
+        pools: dict[int, HttpPool],
+        samples: list[Sample],
+        errors: collections.Counter[str],
+        real: bool,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        planned = game.plan[game.next]
+        game.next += 1
+        game.expect = frozenset(planned.expect)
+        game.arrivals = {}
+        game.all_in = loop.create_future()
+        if real:
+            path = f"/api/games/{game.game_id}/commands"
+            body: dict[str, Any] = {"command_id": uuid.uuid4().hex, **planned.data}
+        else:
+            path, body = f"/rooms/{game.game_id}/broadcast", planned.data
+        sent = time.perf_counter()
+        sent_loop = loop.time()
+        status = 0
+        try:
+            status, answer = await pools[game.command_port].request(
+                "POST", path, body, game.token_for(planned.actor) if real else None
+            )
+            if status != 200:
+                errors[f"{status} {(answer or {}).get('code')}"] += 1
+        except Exception as error:  # a broken connection is a result too
+            errors[type(error).__name__] += 1
+        answered = time.perf_counter()
+        if status == 200 and game.expect and len(game.arrivals) < len(game.expect):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(game.all_in), PUSH_TIMEOUT)
+        missed = len(game.expect) - len(game.arrivals) if status == 200 else 0
+        remote = frozenset(
+            i for i, port in enumerate(game.socket_port) if port != game.command_port
+        )
+        samples.append(
+            Sample(
+                game=game.index,
+                scheduled=scheduled,
+                sent=sent_loop,
+                answered=answered - sent,
+                arrivals={i: t - sent for i, t in game.arrivals.items()},
+                expect=planned.expect,
+                remote=remote,
+                status=status,
+                missed=missed,
+            )
+        )
+        game.expect = frozenset()
+        self._finished(game)
+
+    async def _check(self, games: list[Game], pool: HttpPool) -> str:
+        """Every game's projector view on the server equals the mirror's after the same commands.
+        A command cut off when the run stopped may or may not have reached the server."""
+        bad = 0
+        for g in games:
+            status, body = await pool.request("GET", f"/api/games/{g.game_id}/view")
+            applied = body["version"] - 4 if status == 200 else -1
+            if not g.next - 1 <= applied <= g.next:
+                bad += 1
+                continue
+            mirror = Mirror(
+                self.args.scenario, seed=1000 + g.index, rng_seed=g.index, expect="view"
+            )
+            mirror.seated(g.mirror.seats)
+            mirror.plan(applied)
+            mine = expected_display(view_for(jsonb_order(mirror.state), "display"))
+            if expected_display(body["view"]) != mine:
+                bad += 1
+                if os.environ.get("LOAD_DEBUG"):
+                    _diff(expected_display(body["view"]), mine)
+        return "ok" if bad == 0 else f"{bad} games differ"
+
+
+def _diff(a: Any, b: Any, path: str = "") -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            _diff(a.get(k), b.get(k), f"{path}.{k}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _diff(x, y, f"{path}[{i}]")
+    elif a != b:
+        print(f"  server {path} = {a!r:.150}\n  mirror {path} = {b!r:.150}")
+
+
+async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(coro: Any) -> Any:
+        async with gate:
+            return await coro
+
+    return await asyncio.gather(*(one(co) for co in coros))
+
+
+# --- Report --------------------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+@dataclasses.dataclass
+class Figures:
+    name: str
+    processes: int
+    sockets: int
+    commands: int
+    rate: float
+    p50: float
+    p95: float
+    p99: float
+    p99_intended: float
+    answer_p50: float
+    local_p50: float
+    remote_p50: float
+    remote_p99: float
+    fanout_p50: float  # push arrival minus the POST's answer: delivery after the commit
+    remote_fanout_p50: float
+    server_cpu: float  # % of one core
+    pg_cpu: float
+    gen_cpu: float
+    kb_connected: float
+    kb_after: float
+    missed: int
+    unexpected: int
+    errors: int
+    late: int
+    check: str
+
+
+def figures(r: Result) -> Figures:
+    ok = [s for s in r.samples if s.status == 200 and not s.missed]
+    done = [max(s.arrivals.values(), default=s.answered) for s in ok]
+    intended = [max(s.arrivals.values(), default=s.answered) + (s.sent - s.scheduled) for s in ok]
+    local = [t for s in ok for i, t in s.arrivals.items() if i not in s.remote]
+    remote = [t for s in ok for i, t in s.arrivals.items() if i in s.remote]
+    fanout = [t - s.answered for s in ok for i, t in s.arrivals.items() if i not in s.remote]
+    remote_fanout = [t - s.answered for s in ok for i, t in s.arrivals.items() if i in s.remote]
+    ms = 1000.0
+    return Figures(
+        name=r.name,
+        processes=r.processes,
+        sockets=r.sockets,
+        commands=len(r.samples),
+        rate=r.completions / r.duration,  # done per second inside the window, whenever sent
+        p50=pct(done, 0.5) * ms,
+        p95=pct(done, 0.95) * ms,
+        p99=pct(done, 0.99) * ms,
+        p99_intended=pct(intended, 0.99) * ms,
+        answer_p50=pct([s.answered for s in ok], 0.5) * ms,
+        local_p50=pct(local, 0.5) * ms,
+        remote_p50=pct(remote, 0.5) * ms if remote else float("nan"),
+        remote_p99=pct(remote, 0.99) * ms if remote else float("nan"),
+        fanout_p50=pct(fanout, 0.5) * ms,
+        remote_fanout_p50=pct(remote_fanout, 0.5) * ms if remote_fanout else float("nan"),
+        server_cpu=100 * r.server_cpu / r.duration,
+        pg_cpu=100 * r.pg_cpu / r.duration,
+        gen_cpu=100 * r.gen_cpu / r.duration,
+        kb_connected=(r.rss_connected - r.rss_before) / max(1, r.measured_sockets) / 1024,
+        kb_after=(r.rss_after - r.rss_before) / max(1, r.measured_sockets) / 1024,
+        missed=sum(s.missed for s in r.samples),
+        unexpected=r.unexpected,
+        errors=sum(r.errors.values()),
+        late=r.late,
+        check=r.check,
+    )
+
+
+def ratio(value: float, base: float) -> str:
+    if base and not math.isnan(value) and not math.isnan(base) and base > 0:
+        return f" ({value / base:.1f}×)"
+    return ""
+
+
+def table(rows: list[Figures], base: Figures | None, args: argparse.Namespace) -> str:
+    b = base
+    out = [
+        f"Load: {args.games} games × {len(AUDIENCES)} sockets, target {args.rate:g} commands/s "
+        f"(open loop), {args.duration:g} s measured after {args.warmup:g} s warm-up, "
+        f"scenario {args.scenario}, permessage-deflate {'off' if args.no_deflate else 'on'}, "
+        f"{os.cpu_count()} cores shared with the generator. Latency: POST sent → last changed "
+        f"socket has its push. (×) = ratio to the bare broadcast baseline.",
+        "",
+        "| run | procs | sockets | cmds/s | p50 ms | p95 ms | p99 ms | server CPU % | "
+        "KB/socket | PG CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in rows:
+        base_row = b if b is not None and f is not b else None
+
+        def r(value: float, base_value: float | None, base_row: Figures | None = base_row) -> str:
+            return ratio(value, base_value) if base_row is not None and base_value else ""
+
+        out.append(
+            f"| {f.name} | {f.processes} | {f.sockets} | {f.rate:.0f} | "
+            f"{f.p50:.1f}{r(f.p50, b and b.p50)} | {f.p95:.1f}{r(f.p95, b and b.p95)} | "
+            f"{f.p99:.1f}{r(f.p99, b and b.p99)} | "
+            f"{f.server_cpu:.0f}{r(f.server_cpu, b and b.server_cpu)} | "
+            f"{f.kb_after:.0f}{r(f.kb_after, b and b.kb_after)} | {f.pg_cpu:.0f} |"
+        )
+    out += [
+        "",
+        "| run | p99 from schedule ms | late starts | POST answer p50 ms | same-proc push p50 ms "
+        "| cross-proc push p50 / p99 ms | push after answer p50 ms (same / cross) "
+        "| KB/socket at connect | generator CPU % | missed | unexpected | errors | mirror check |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in rows:
+        remote = f"{f.remote_p50:.1f} / {f.remote_p99:.1f}" if not math.isnan(f.remote_p50) else "–"
+        fan = f"{f.fanout_p50:.1f}" + (
+            f" / {f.remote_fanout_p50:.1f}" if not math.isnan(f.remote_fanout_p50) else ""
+        )
+        out.append(
+            f"| {f.name} | {f.p99_intended:.1f} | {f.late} | {f.answer_p50:.1f} | "
+            f"{f.local_p50:.1f} | {remote} | {fan} | {f.kb_connected:.0f} | {f.gen_cpu:.0f} | "
+            f"{f.missed} | {f.unexpected} | {f.errors} | {f.check} |"
+        )
+    return "\n".join(out)
+
+
+# --- Main ----------------------------------------------------------------------------------------
+
+
+def dump_samples(path: Path, result: Result) -> None:
+    """One line per command: seconds since the first, then latency ms, POST answer ms, lag ms."""
+    if not result.samples:
+        return
+    t0 = min(s.scheduled for s in result.samples)
+    lines = ["t_s,latency_ms,answer_ms,lag_ms,status"]
+    for s in sorted(result.samples, key=lambda s: s.scheduled):
+        done = max(s.arrivals.values(), default=s.answered)
+        lines.append(
+            f"{s.scheduled - t0:.3f},{done * 1000:.1f},{s.answered * 1000:.1f},"
+            f"{(s.sent - s.scheduled) * 1000:.1f},{s.status}"
+        )
+    path.write_text("\n".join(lines) + "\n")
+
+
+def pg_settings(pg: Any, settings: list[str]) -> None:
+    """ALTER SYSTEM name=value for each, then reload (diagnosis: lock waits, slow statements)."""
+    from app.db.embedded import BIN, USER
+
+    sql = [f"ALTER SYSTEM SET {k} = '{v}'" for k, v in (s.split("=", 1) for s in settings)]
+    subprocess.run(  # noqa: S603
+        [BIN / "psql", "-X", "-q", "-h", str(pg.socket_dir), "-p", str(pg.port), "-U", USER,
+         "-d", "postgres", *(a for q in [*sql, "SELECT pg_reload_conf()"] for a in ("-c", q))],
+        check=True, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    workdir = Path(tempfile.mkdtemp(prefix="bridgecrew-load-"))
+    os.chmod(workdir, 0o755)  # noqa: S103 - as root, pgserver runs postgres as its own user, which must get in
+    from app.db.embedded import start_embedded
+
+    pg = await asyncio.to_thread(start_embedded, workdir / "pg", "postgres")
+    if args.pg_set:
+        await asyncio.to_thread(pg_settings, pg, args.pg_set)
+    results: dict[str, Figures] = {}
+    errors: dict[str, collections.Counter[str]] = {}
+    fragments: dict[str, bytes] = {}
+    sizes: dict[str, float] = {}
+    # Setup (games, seats, planning, sockets) takes about a second per 10 games; then the schedule,
+    # the grace for stragglers and the checks. Past this, a run is abandoned.
+    budget = 120 + args.games * 1.5 + args.warmup + args.duration + HARD_GRACE
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        run = Run(args, workdir, pg)
+        for name in runs:
+            if name == "baseline":
+                continue
+            procs = {"one": 1, "two": 2}[name]
+            result, fragments = await asyncio.wait_for(run.real(name, procs), budget)
+            sizes = result.bytes_by_audience
+            results[name] = figures(result)
+            errors[name] = result.errors
+            if args.samples:
+                dump_samples(Path(f"{args.samples}.{name}.csv"), result)
+            print(table([results[name]], None, args).split("\n\n")[1], flush=True)
+        if "baseline" in runs:
+            if not fragments:  # no real run to copy sizes from: typical sizes
+                fragments = {"station": b"<div>" * 2200, "gm": b"<div>" * 7000,
+                             "display": b"<div>" * 1800}  # fmt: skip
+            result_b = await asyncio.wait_for(run.baseline(fragments), budget)
+            results["baseline"] = figures(result_b)
+            errors["baseline"] = result_b.errors
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(pg.stop)
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    base = results.get("baseline")
+    rows = [results[n] for n in runs if n in results]
+    print()
+    if sizes:
+        print("Mean push size (bytes, before deflate): "
+              + ", ".join(f"{k} {v:.0f}" for k, v in sorted(sizes.items())))  # fmt: skip
+    for name, counter in errors.items():
+        if counter:
+            print(f"{name} errors: {dict(counter.most_common(5))}")
+    print()
+    print(table(rows, base, args))
+    if args.json:
+        with open(args.json, "w") as out:  # noqa: ASYNC230 - after the run
+            json.dump([dataclasses.asdict(r) for r in rows], out, indent=1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=200.0, help="commands per second, overall")
+    parser.add_argument("--duration", type=float, default=30.0, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--runs", default="one,two,baseline", help="any of one,two,baseline")
+    parser.add_argument("--scenario", default="skirmish")
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=0,
+        help="HTTP keep-alive connections (default: one per game, up to 256)",
+    )
+    parser.add_argument("--no-deflate", action="store_true", help="no permessage-deflate")
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="with two processes, send each game's commands to one of them in turn "
+        "(default: every command to the first)",
+    )
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy raw stacks to this dir")
+    parser.add_argument("--json", default=None, help="also write the figures here")
+    parser.add_argument(
+        "--samples",
+        default=None,
+        metavar="PREFIX",
+        help="write each command's timings to PREFIX.<run>.csv",
+    )
+    parser.add_argument(
+        "--pg-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a PostgreSQL setting for the run (repeatable)",
+    )
+    parser.add_argument(
+        "--expect",
+        choices=("html", "view"),
+        default="html",
+        help="which screens get a push: those whose HTML changes (this hub) or "
+        "whose view changes (the hub before panel caching)",
+    )
+    parser.add_argument(
+        "--live",
+        default=None,
+        metavar="FILE",
+        help="load FILE as app/live.py in the server (before/after comparisons)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
+    args = parser.parse_args()
+    if args.games < 1 or not 0 < args.rate <= 2000 or not 0 < args.duration <= 600:
+        parser.error("1+ games, a rate up to 2000/s and a duration up to 600 s")
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main_async(args))
+    else:
+        uvloop.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""The hub renders HTML screens panel by panel and reuses a panel while the view parts it read are
+unchanged: what each screen gets must still be exactly render_push's bytes, turn after turn."""
+
+import json
+import random
+import uuid
+from typing import Any
+
+import pytest
+
+from app import live
+from app.content import load_catalogue
+from app.live import Hub, Room
+from app.rules import Actor, apply, new_game
+from app.rules import commands as c
+from app.rules.bot import propose, stations_to_order
+from app.service import canonical, view_for
+
+pytestmark = pytest.mark.skipif(not live.HTML_AVAILABLE, reason="no HTML renderer")
+
+
+def render_push(audience: str, view: dict[str, Any]) -> str:
+    assert live._render_html is not None
+    return live._render_html(audience, view)
+
+
+def seated(seed: int) -> tuple[dict[str, Any], list[str]]:
+    catalogue = load_catalogue()
+    state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=seed))
+    characters = list(catalogue.characters)
+    seats = []
+    for i, station in enumerate(list(state["ships"]["kestrel"]["stations"])[:3]):
+        seat = f"seat-{i}"
+        command = c.SeatCrew(
+            ship="kestrel", station=station, seat=seat, name=f"P{i}", character=characters[i]
+        )
+        state = canonical(apply(state, command)[0])
+        seats.append(seat)
+    return state, seats
+
+
+def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str, Any]]:
+    """States along a game: turns, the bot's orders, allocation, a message, red alert."""
+    states = []
+    for step in range(steps):
+        phase = state["phase"]
+        if any(s["destroyed"] for s in state["ships"].values()) and phase != "downtime":
+            command: c.Command = c.EndCombat()
+        elif phase in ("downtime", "turn_end"):
+            command = c.StartTurn() if step % 7 else c.SendMessage(text=f"Hail {step}")
+        elif phase == "orders":
+            todo = stations_to_order(state)
+            if not todo:
+                command = c.CloseOrders()
+            else:
+                ship, station, actor = todo[0]
+                command = propose(state, ship, station, rng, actor)
+        else:
+            ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
+            command = c.AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())
+        try:
+            state = canonical(apply(state, command)[0])
+        except Exception:
+            continue
+        states.append(state)
+        if step % 11 == 5:
+            state = canonical(apply(state, c.SetRedAlert(on=not state["red_alert"]))[0])
+            states.append(state)
+    return states
+
+
+def test_panels_reused_across_rounds_and_viewers_give_render_push_bytes() -> None:
+    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
+    room = Room(uuid.uuid4())
+    state, seats = seated(3)
+    viewers: list[tuple[str, Any]] = [
+        *(("station", ("seat", s)) for s in seats),
+        ("gm", "gm"),
+        ("display", "display"),
+    ]
+    checked = 0
+    for step in play(state, random.Random(5), 60):
+        shared: dict[Any, Any] = {}
+        for audience, viewer in viewers:
+            view = view_for(step, viewer)
+            panels = hub._panels(room, (audience, viewer, "html"), view, shared)
+            assert "".join(p.html for p in panels) == render_push(audience, view)
+            checked += 1
+    assert checked > 200
+    # Reuse must be real, or the hub gains nothing: far fewer renders than panels shown.
+    shown = sum(len(live._PANELS[a]) for a, _ in viewers) * (checked // len(viewers))
+    assert hub.rendered < shown / 2
+
+
+def test_reads_note_each_path_and_walking_a_part_reads_its_keys_or_all_of_it() -> None:
+    reads = live._Reads()
+    view = live._DictReads(
+        {"ships": [{"id": "a", "x": 1}, {"id": "b", "x": 2}], "game": {"turn": 3}, "t": [1, 2]},
+        reads,
+        (),
+    )
+    assert view["ships"][1]["x"] == 2 and view.get("nope") is None and view["t"] == [1, 2]
+    assert "turn" in view["game"]
+    assert reads.deps == {
+        (("ships",), live._LEN),
+        (("ships", 1, "x"), live._LEAF),
+        (("nope",), live._LEAF),
+        (("t",), live._LEAF),
+        (("game",), live._TYPE),
+        (("game",), live._KEYS),
+    }
+    assert repr(view["game"]) == "{'turn': 3}" and (("game",), live._WHOLE) in reads.deps
+    assert json.loads(json.dumps(view)) == {
+        "ships": [{"id": "a", "x": 1}, {"id": "b", "x": 2}],
+        "game": {"turn": 3},
+        "t": [1, 2],
+    }
+    assert (("ships", 0, "id"), live._LEAF) in reads.deps  # json walked everything, item by item
+
+
+def test_a_panel_fits_a_view_only_if_everything_it_read_reads_the_same() -> None:
+    deps = (((("ships", 0, "x"), live._LEAF)), (("ships",), live._LEN), (("gone",), live._LEAF))
+    base = {"ships": [{"x": 1, "ready": False}], "game": {}}
+    panel = live.Panel(deps, live._Probe(base).sig(deps), "<div></div>")
+    assert panel.fits(live._Probe({"ships": [{"x": 1, "ready": True}], "game": {"turn": 2}}))
+    assert not panel.fits(live._Probe({"ships": [{"x": 2, "ready": False}]}))
+    assert not panel.fits(live._Probe({"ships": [{"x": 1}, {"x": 1}]}))
+    assert not panel.fits(live._Probe({"ships": [{"x": 1}], "gone": None}))
