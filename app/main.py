@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url
 from app.live import HEARTBEAT_SECONDS, Hub
@@ -99,6 +100,8 @@ def create_app(
     app.add_middleware(SocketLimit, limits=current_limits)
     app.add_middleware(RateLimit, limits=current_limits)
     app.add_middleware(BrowserGuard, public_base_url=lambda: current_settings().public_base_url)
+    # Phones on venue Wi-Fi: a station page's first load is 110 KB raw, 37 KB gzipped.
+    app.add_middleware(GZipMiddleware, minimum_size=1000)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)

@@ -243,3 +243,11 @@ def test_the_gm_lets_the_npcs_choose_legal_orders(client: TestClient) -> None:
     assert {e["station"] for e in given} == {"weapons", "engineering", "pilot"}
     kestrel = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "kestrel"]
     assert kestrel == []  # a player's station is never ordered for them
+
+
+def test_pages_and_scripts_are_sent_gzipped_to_phones(client: TestClient) -> None:
+    _, code = new_game(client)
+    page = client.get(f"/join/{code}", headers={"Accept-Encoding": "gzip"})
+    script = client.get("/static/vendor/htmx.min.js", headers={"Accept-Encoding": "gzip"})
+    assert page.headers.get("content-encoding") == "gzip"
+    assert script.headers.get("content-encoding") == "gzip"
