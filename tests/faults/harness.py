@@ -17,7 +17,6 @@ import random
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -38,6 +37,7 @@ from app.rules import Actor, apply, event_view, new_game, parse_command
 from app.rules.bot import propose, stations_to_order
 from app.service import canonical, load_state, replay_state, view_for
 from app.service.commands import command_fields
+from tests.processes import uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 State = dict[str, Any]
@@ -102,18 +102,7 @@ class ServerProcess:
         with self.log.open("ab") as log:
             log.write(f"\n--- start {self.starts} ---\n".encode())
             self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "app.main:app",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--log-level",
-                    "warning",
-                ],
+                uvicorn_command(self.port),
                 cwd=ROOT,
                 env=env,
                 stdout=log,

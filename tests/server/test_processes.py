@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -23,6 +22,7 @@ from websockets.asyncio.client import connect
 from app.db.models import AppliedCommand, Event, Game
 from app.rules import display_view
 from app.service import replay_state
+from tests.processes import uvicorn_command
 
 from .conftest import next_message
 
@@ -44,18 +44,7 @@ class Server:
         env = {**os.environ, "DATABASE_URL": db_url, "BRIDGECREW_DATA_DIR": str(data_dir)}
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "app.main:app",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--log-level",
-                    "warning",
-                ],
+                uvicorn_command(self.port),
                 cwd=ROOT,
                 env=env,
                 stdout=log,

@@ -1,0 +1,10 @@
+"""How the tests start a real server process: uvicorn on loopback, quiet but for warnings."""
+
+from __future__ import annotations
+
+import sys
+
+
+def uvicorn_command(port: int) -> list[str]:
+    return [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+            "--port", str(port), "--log-level", "warning"]
