@@ -16,7 +16,8 @@ from starlette.requests import HTTPConnection
 from app.live import Hub
 from app.rules import Actor
 from app.security import not_this_game, token_elsewhere
-from app.service import SeatInfo, ServiceError, Viewer, is_gm_token, seat_by_token
+from app.service import SeatInfo, ServiceError, Viewer
+from app.service.seats import token_owner
 from app.service.commands import SessionFactory, game_key
 
 
@@ -95,11 +96,11 @@ async def caller_for_token(
     """The GM or seat this token opens in this game; no token is the public (display) caller."""
     if token is None:
         return Caller("display")
-    if await is_gm_token(session_factory, game_id, token):
+    owner = await token_owner(session_factory, game_id, token)
+    if owner == "gm":
         return Caller("gm")
-    seat = await seat_by_token(session_factory, game_id, token)
-    if seat is not None:
-        return Caller("seat", seat)
+    if isinstance(owner, SeatInfo):
+        return Caller("seat", owner)
     if await token_elsewhere(session_factory, token):
         raise not_this_game()
     raise ServiceError(

@@ -30,6 +30,7 @@ from app.service import (
     events_after,
     game_info,
     load_state,
+    newest_state,
     remove_commit_listener,
     view_for,
 )
@@ -343,7 +344,10 @@ class Hub:
             room.pushed = room.wanted
             room.screens.clear()
             return
-        version, state = await load_state(self._session_factory, room.game_id)
+        if resync:  # NOTIFYs may have been missed: only the database knows the newest version
+            version, state = await load_state(self._session_factory, room.game_id)
+        else:
+            version, state = await newest_state(self._session_factory, room.game_id, room.wanted)
         room.wanted = max(room.wanted, version)
         connections = list(room.connections)
         if version > room.pushed and any(c.audience == "events" for c in connections):

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
 from sqlalchemy.ext.asyncio import (
@@ -24,9 +25,19 @@ def database_url(settings: Settings | None = None) -> str:
     return embedded_database_url(settings.data_dir)
 
 
+def _to_json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def create_engine(url: str, **kwargs: object) -> AsyncEngine:
     # pool_pre_ping: the embedded server may have been restarted under a long-running process.
-    options: dict[str, object] = {"pool_pre_ping": True, **kwargs}
+    # orjson for the JSONB columns: a game's state is ~50 KB, and json is ~10x slower at it.
+    options: dict[str, object] = {
+        "pool_pre_ping": True,
+        "json_serializer": _to_json,
+        "json_deserializer": orjson.loads,
+        **kwargs,
+    }
     engine = create_async_engine(url, **options)
     event.listen(engine.sync_engine, "do_connect", _connect)
     return engine

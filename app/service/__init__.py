@@ -26,6 +26,7 @@ from .games import (
     game_info,
     is_gm_token,
     load_state,
+    newest_state,
     token_hash,
     view_for,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "game_info",
     "is_gm_token",
     "load_state",
+    "newest_state",
     "remove_commit_listener",
     "replay_state",
     "revoke_seat",

@@ -5,7 +5,6 @@ commit, then hand the version to this process's live hub. And the replay that pr
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 import uuid
@@ -15,11 +14,13 @@ from typing import Any
 
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import defer
 
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Event, Game
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
+from . import hot
 from .errors import ServiceError, no_such_game
 
 log = logging.getLogger(__name__)
@@ -92,21 +93,41 @@ async def run_command(
     seconds) is the clock the engine sees: time.time() unless a sweeper or a test says."""
     game_uuid = game_key(game_id)
     async with session_factory() as session, session.begin():
-        game = await lock_game(session, game_uuid)
+        game = await lock_game(session, game_uuid, with_state=False)
+        state = await locked_state(session, game)
         result, fresh = await apply_locked(
-            session, game, command_data, actor, command_id, expected_version, now
+            session, game, command_data, actor, command_id, expected_version, now, state=state
         )
     if fresh:
+        hot.HOT.remember(game_uuid, result.version, game.updated_at, hot.encode(result.state))
         committed(game_uuid, result.version)
     return result
 
 
-async def lock_game(session: AsyncSession, game_id: uuid.UUID) -> Game:
-    # FOR UPDATE serialises every command on one game, across all processes.
-    game = await session.scalar(select(Game).where(Game.id == game_id).with_for_update())
+async def lock_game(session: AsyncSession, game_id: uuid.UUID, *, with_state: bool = True) -> Game:
+    """The game row, locked FOR UPDATE: every command on one game is serialised, across all
+    processes. Without its state, `locked_state` gives the state (from memory when it can)."""
+    query = select(Game).where(Game.id == game_id).with_for_update()
+    if not with_state:
+        query = query.options(defer(Game.state))
+    game = await session.scalar(query)
     if game is None:
         raise no_such_game()
     return game
+
+
+async def locked_state(session: AsyncSession, game: Game) -> State:
+    """The locked game's state, canonical: this process's copy of that exact version if it has
+    one, else read from the row."""
+    blob = hot.HOT.recall(game.id, game.version, game.updated_at)
+    if blob is None:
+        stored = await session.scalar(select(Game.state).where(Game.id == game.id))
+        if stored is None:
+            raise no_such_game()
+        blob = hot.encode(stored)
+        hot.HOT.remember(game.id, game.version, game.updated_at, blob)
+    state: State = hot.decode(blob)
+    return state
 
 
 async def apply_locked(
@@ -117,14 +138,19 @@ async def apply_locked(
     command_id: str,
     expected_version: int | None = None,
     now: float | None = None,
+    *,
+    state: State | None = None,
 ) -> tuple[CommandResult, bool]:
     """Apply inside the caller's transaction, with `game` locked. Returns (result, fresh); fresh
-    is False when the command_id had been applied before. The caller commits, then `committed`."""
+    is False when the command_id had been applied before. The caller commits, then `committed`.
+    `state` is the game's canonical state when the caller has it (else `game.state` is read)."""
     if not isinstance(command_id, str) or not 1 <= len(command_id) <= 200:
         raise ServiceError("BAD_COMMAND", "A command needs a command_id of 1 to 200 characters.")
     earlier = await session.get(AppliedCommand, (game.id, command_id))
+    if state is None:
+        state = canonical(game.state)
     if earlier is not None:
-        return await _earlier_result(session, game, earlier, command_data, actor), False
+        return await _earlier_result(session, game, state, earlier, command_data, actor), False
     if expected_version is not None and expected_version != game.version:
         raise ServiceError(
             "STALE_VERSION",
@@ -134,7 +160,7 @@ async def apply_locked(
     now = time.time() if now is None else now
     try:
         command = parse_command(command_data, actor, now)
-        state, events = apply(canonical(game.state), command)
+        state, events = apply(state, command)
     except RulesError as error:
         raise ServiceError.from_rules(error) from error
     version = game.version + 1
@@ -170,6 +196,7 @@ async def apply_locked(
 async def _earlier_result(
     session: AsyncSession,
     game: Game,
+    state: State,
     earlier: AppliedCommand,
     command_data: dict[str, Any],
     actor: Actor,
@@ -194,7 +221,7 @@ async def _earlier_result(
         .where(Event.game_id == game.id, Event.version == earlier.version)
         .order_by(Event.seq)
     )
-    return CommandResult(earlier.version, [row.data for row in rows], game.state)
+    return CommandResult(earlier.version, [row.data for row in rows], state)
 
 
 def command_fields(command: Any) -> dict[str, Any]:
@@ -212,7 +239,7 @@ def canonical(data: Any) -> Any:
     """The same data with dict keys sorted. JSONB hands keys back in its own order, and the engine
     iterates dicts (ships, orders), so both the live path and replay_state feed `apply` sorted
     states: the same commands then draw the same dice in the same order."""
-    return json.loads(json.dumps(data, sort_keys=True))
+    return hot.canonical(data)
 
 
 def _store_deadline(game: Game, state: State, version: int) -> None:

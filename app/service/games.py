@@ -18,6 +18,7 @@ from app.db.models import Event, Game
 from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
 
 from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
+from . import hot
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -123,16 +124,41 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
 async def load_state(
     session_factory: SessionFactory, game_id: uuid.UUID | str
 ) -> tuple[int, State]:
-    """The committed (version, state). Never show it as it is: go through `view_for`."""
+    """The committed (version, state), canonical. Never show it as it is: go through `view_for`.
+    The row's version is always read; its 50 KB state only when this process lacks that version."""
+    key = game_key(game_id)
     async with session_factory() as session:
         row = (
-            await session.execute(
-                select(Game.version, Game.state).where(Game.id == game_key(game_id))
-            )
+            await session.execute(select(Game.version, Game.updated_at).where(Game.id == key))
         ).one_or_none()
-    if row is None:
-        raise no_such_game()
-    return row[0], row[1]
+        if row is None:
+            raise no_such_game()
+        version = row.version
+        blob = hot.HOT.recall(key, version, row.updated_at)
+        if blob is None:
+            full = (
+                await session.execute(
+                    select(Game.version, Game.updated_at, Game.state).where(Game.id == key)
+                )
+            ).one_or_none()
+            if full is None:
+                raise no_such_game()
+            version, blob = full.version, hot.encode(full.state)
+            hot.HOT.remember(key, version, full.updated_at, blob)
+    state: State = hot.decode(blob)
+    return version, state
+
+
+async def newest_state(
+    session_factory: SessionFactory, game_id: uuid.UUID, at_least: int
+) -> tuple[int, State]:
+    """The newest state this process knows, without asking the database when this process itself
+    committed (or read) a version at least `at_least` (the newest one it was told about)."""
+    entry = hot.HOT.latest(game_id)
+    if entry is not None and entry.version >= at_least:
+        state: State = hot.decode(entry.blob)
+        return entry.version, state
+    return await load_state(session_factory, game_id)
 
 
 async def current_view(

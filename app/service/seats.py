@@ -5,11 +5,16 @@ always change in the same transaction, so the table and the game never disagree 
 from __future__ import annotations
 
 import dataclasses
+import hmac
 import secrets
+import threading
+import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Literal
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
@@ -33,6 +38,86 @@ class SeatInfo:
     def viewer(self) -> tuple[str, str]:
         """How the engine's views and event_view name this seat."""
         return ("seat", str(self.id))
+
+
+# --- Who a token is: one query, then remembered for a few seconds --------------------------------
+#
+# Every command and page asks. A freed seat is forgotten at once in this process; another process
+# may still take its token for TOKEN_SECONDS, which gives nothing away: a freed seat's id is no
+# longer at any station, so the engine refuses its orders and its view holds no cards.
+
+TOKEN_SECONDS = 10.0
+TOKEN_CACHE_SIZE = 20_000
+Owner = Literal["gm"] | SeatInfo
+_owners: dict[tuple[uuid.UUID, str], tuple[float, Owner]] = {}
+_owners_lock = threading.Lock()
+SeatListener = Callable[[uuid.UUID], None]
+_seat_listeners: list[SeatListener] = []
+
+
+async def token_owner(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
+) -> Owner | None:
+    """Who this token is in this game: "gm", its live seat, or None (unknown, revoked, another
+    game's, or no such game)."""
+    if not token:
+        return None
+    try:
+        key = game_key(game_id)
+    except ServiceError:
+        return None
+    hashed = token_hash(token)
+    now = time.monotonic()
+    with _owners_lock:
+        cached = _owners.get((key, hashed))
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    async with session_factory() as session:
+        row = (
+            await session.execute(
+                select(Game.gm_token_hash, Seat)
+                .outerjoin(
+                    Seat,
+                    and_(
+                        Seat.game_id == Game.id,
+                        Seat.token_hash == hashed,
+                        Seat.revoked_at.is_(None),
+                    ),
+                )
+                .where(Game.id == key)
+            )
+        ).first()
+    if row is None:
+        return None
+    owner: Owner | None
+    if hmac.compare_digest(row[0], hashed):
+        owner = "gm"
+    else:
+        owner = _info(row[1]) if row[1] is not None else None
+    if owner is not None:
+        with _owners_lock:
+            if len(_owners) >= TOKEN_CACHE_SIZE:
+                _owners.clear()
+            _owners[(key, hashed)] = (now + TOKEN_SECONDS, owner)
+    return owner
+
+
+def add_seat_listener(listener: SeatListener) -> None:
+    """Called with the game id after a transaction here ended seats of that game."""
+    _seat_listeners.append(listener)
+
+
+def remove_seat_listener(listener: SeatListener) -> None:
+    if listener in _seat_listeners:
+        _seat_listeners.remove(listener)
+
+
+def _seats_ended(game_id: uuid.UUID) -> None:
+    with _owners_lock:
+        for cached in [k for k in _owners if k[0] == game_id]:
+            del _owners[cached]
+    for listener in list(_seat_listeners):
+        listener(game_id)
 
 
 def _info(seat: Seat) -> SeatInfo:
@@ -69,7 +154,7 @@ async def create_seat(
             Actor.system(),
             f"seat:{seat_id}",
         )
-        await _end_claims(session, key, ship, station)
+        ended = await _end_claims(session, key, ship, station)
         session.add(
             Seat(
                 id=seat_id,
@@ -81,6 +166,8 @@ async def create_seat(
                 character=character,
             )
         )
+    if ended:
+        _seats_ended(key)
     committed(key, result.version)
     return seat_id, token
 
@@ -104,6 +191,7 @@ async def revoke_seat(
         version, fresh = await _unseat_if_manned(
             session, game, seat.ship, seat.station, str(seat.id)
         )
+    _seats_ended(key)
     if fresh:
         committed(key, version)
     return version
@@ -124,6 +212,7 @@ async def free_seat(
         version, fresh = await _unseat_if_manned(
             session, game, ship, station, crew["seat"] if crew else None
         )
+    _seats_ended(key)
     if fresh:
         committed(key, version)
     return version

@@ -24,12 +24,11 @@ from app.live import HTML_AVAILABLE, Audience, Format
 from app.security import revoked_among, same_origin
 from app.service import (
     ServiceError,
-    add_commit_listener,
     game_info,
     is_gm_token,
-    remove_commit_listener,
     seat_by_token,
 )
+from app.service.seats import add_seat_listener, remove_seat_listener
 from app.service.commands import SessionFactory, Viewer, game_key
 
 log = logging.getLogger(__name__)
@@ -174,9 +173,9 @@ def seat_watch(websocket: WebSocket) -> SeatWatch:
 class SeatWatch:
     """This process's station sockets by seat, and a task that closes those whose seat was freed.
 
-    It looks soon after each commit in this process (a GM freeing a seat here closes the phone
-    at once: the page reloads and shows the join screen) and every few seconds (a seat freed
-    through another process). One query covers every watched seat, at most ten times a second.
+    It looks as soon as this process ended a seat (a GM freeing a seat here closes the phone at
+    once: the page reloads and shows the join screen) and every few seconds (a seat freed through
+    another process). One query covers every watched seat, at most ten times a second.
     """
 
     MIN_GAP = 0.1  # seconds between two looks, however fast commands come
@@ -192,11 +191,11 @@ class SeatWatch:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        add_commit_listener(self.notice)
+        add_seat_listener(self.notice)
         self._task = asyncio.create_task(self._watch_forever(), name="seat-watch")
 
     async def stop(self) -> None:
-        remove_commit_listener(self.notice)
+        remove_seat_listener(self.notice)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -214,8 +213,8 @@ class SeatWatch:
             if not sockets:
                 self._sockets.pop(seat_id, None)
 
-    def notice(self, game_id: uuid.UUID, version: int) -> None:
-        """A commit in this process (from any thread): look again soon, if anyone is watched."""
+    def notice(self, game_id: uuid.UUID) -> None:
+        """Seats of a game were ended in this process (any thread): look again soon."""
         loop = self._loop
         if loop is None or not self._sockets:
             return

@@ -597,12 +597,13 @@ async def replay_matches(
 
 
 async def as_stored(engine: AsyncEngine, state: State) -> State:
-    """The state as the server reads it back: JSONB keeps its own key order, and views list some
-    things (revealed orders, hands) in dict order."""
-    async with engine.connect() as conn:
+    """The state as the server holds it: canonical (keys sorted, whatever order JSONB gave them
+    back in), and views list some things (revealed orders, hands) in dict order."""
+    async with engine.connect() as conn:  # through PostgreSQL all the same, as the server's was
         query = text("SELECT CAST(:doc AS jsonb) AS doc").columns(column("doc", JSONB))
         stored: State = (await conn.execute(query, {"doc": json.dumps(state)})).scalar_one()
-    return stored
+    ordered: State = canonical(stored)
+    return ordered
 
 
 async def committed_before_a_kill(
