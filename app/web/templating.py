@@ -6,6 +6,7 @@ bytes whichever way it travels.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,9 @@ QUIET_EVENTS = frozenset(
         "SystemDamageRolled",
     }
 )
+# BRIDGECREW_DEV=1: templates edited on disk show on the next render (each render then stat()s every
+# template it uses, a macro call included). Off in production: templates load once per process.
+DEV = os.environ.get("BRIDGECREW_DEV", "").strip().lower() in ("1", "true", "yes", "on")
 ROLE_ICONS = {"weapons": "⊕", "engineering": "⚙", "pilot": "➤", "comms": "≋", "captain": "★"}
 
 
@@ -130,6 +134,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=DEV,
     )
     env.filters.update(mmss=mmss, signed=signed)
     env.globals.update(
@@ -154,15 +159,19 @@ def _environment() -> Environment:
 
 
 class _Macros:
-    """A template's macros, found afresh through the loader's cache so that an edited _ui.html is
-    picked up like any other template (a module captured once would go stale)."""
+    """A template's macros. With auto_reload (BRIDGECREW_DEV) they are found afresh through the
+    loader's cache on every call, so that an edited _ui.html is picked up like any other template;
+    otherwise the module is loaded once and each macro looked up once (no stat() per call)."""
 
     def __init__(self, env: Environment, name: str) -> None:
         self._env = env
         self._name = name
 
     def __getattr__(self, macro: str) -> Any:
-        return getattr(self._env.get_template(self._name).module, macro)
+        found = getattr(self._env.get_template(self._name).module, macro)
+        if not self._env.auto_reload:
+            setattr(self, macro, found)  # found in __dict__ from now on: __getattr__ not called
+        return found
 
 
 environment = _environment()
