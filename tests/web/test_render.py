@@ -34,6 +34,7 @@ PANEL_IDS = {
     ],
     "gm": [
         "turn",
+        "orders",
         "allocation",
         "ships",
         "npc",
@@ -44,7 +45,7 @@ PANEL_IDS = {
         "reveal",
         "log",
     ],
-    "display": ["alert", "timer", "ship-status", "map", "reveal", "log", "messages"],
+    "display": ["alert", "timer", "ship-status", "map", "ready", "reveal", "log", "messages"],
 }
 
 
