@@ -34,6 +34,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     ),
     "gm": (
         "turn",
+        "orders",
         "allocation",
         "ships",
         "npc",
@@ -44,7 +45,7 @@ PANELS: dict[str, tuple[str, ...]] = {
         "reveal",
         "log",
     ),
-    "display": ("alert", "timer", "ship_status", "map", "reveal", "log", "messages"),
+    "display": ("alert", "timer", "ship_status", "map", "ready", "reveal", "log", "messages"),
 }
 
 

@@ -6,12 +6,14 @@ bytes whichever way it travels.
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import segno
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
 from app.rules.phases import ACTIONS
@@ -45,6 +47,9 @@ QUIET_EVENTS = frozenset(
         "SystemDamageRolled",
     }
 )
+# BRIDGECREW_DEV=1: templates edited on disk show on the next render (each render then stat()s every
+# template it uses, a macro call included). Off in production: templates load once per process.
+DEV = os.environ.get("BRIDGECREW_DEV", "").strip().lower() in ("1", "true", "yes", "on")
 ROLE_ICONS = {"weapons": "⊕", "engineering": "⚙", "pilot": "➤", "comms": "≋", "captain": "★"}
 
 
@@ -104,6 +109,52 @@ def occupancy(view: View) -> dict[tuple[int, int], View]:
     return found
 
 
+def pilot_grid(view: View, ship: View, order: View) -> Markup:
+    """The pilot's map grid: one tappable square per cell (templates/_order_pilot.html).
+
+    Hundreds of cells are far too many for a Jinja loop on every re-render of the order panel, so
+    the squares are written here, once per distinct map, ship positions and chosen square. The
+    reads of the view are the ones the template loop made, so the live hub still sees them."""
+    game_map = view["game"]["map"]
+    width, height = game_map["width"], game_map["height"]
+    ships = tuple(
+        (x, y, here["side"], here["name"][:3]) for (x, y), here in occupancy(view).items()
+    )
+    return _pilot_grid(width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"))
+
+
+@lru_cache(maxsize=512)
+def _pilot_grid(
+    width: int,
+    height: int,
+    ships: tuple[tuple[int, int, str, str], ...],
+    own_x: int,
+    own_y: int,
+    chosen_x: Any,
+    chosen_y: Any,
+) -> Markup:
+    here = {(x, y): (side, name) for x, y, side, name in ships}
+    out = []
+    for y in range(height):
+        for x in range(width):
+            found = here.get((x, y))
+            cls = "cell"
+            if x == own_x and y == own_y:
+                cls += " own"
+            if found:
+                cls += f" occupied side-{escape(found[0])}"
+            checked = " checked" if chosen_x == x and chosen_y == y else ""
+            out.append(
+                f'    <label class="{cls}" data-x="{x}" data-y="{y}">\n'
+                f'      <input type="radio" name="dest" value="{x},{y}"{checked}'
+                f' aria-label="Square {x}, {y}">\n'
+            )
+            if found:
+                out.append(f'<span class="cell-ship">{escape(found[1])}</span>')
+            out.append("    </label>\n")
+    return Markup("".join(out).removesuffix("\n"))  # noqa: S704 - every value escaped above
+
+
 def order_text(view: View, order: View) -> str:
     """An order in words, for its own station and the GM (the engine words orders only once
     they are revealed)."""
@@ -130,6 +181,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=DEV,
     )
     env.filters.update(mmss=mmss, signed=signed)
     env.globals.update(
@@ -142,6 +194,7 @@ def _environment() -> Environment:
         occupancy=occupancy,
         by_side=by_side,
         order_text=order_text,
+        pilot_grid=pilot_grid,
         role_actions=ROLE_ACTIONS,
         cardless_actions=CARDLESS_ACTIONS,
         modules=MODULES,
@@ -154,15 +207,19 @@ def _environment() -> Environment:
 
 
 class _Macros:
-    """A template's macros, found afresh through the loader's cache so that an edited _ui.html is
-    picked up like any other template (a module captured once would go stale)."""
+    """A template's macros. With auto_reload (BRIDGECREW_DEV) they are found afresh through the
+    loader's cache on every call, so that an edited _ui.html is picked up like any other template;
+    otherwise the module is loaded once and each macro looked up once (no stat() per call)."""
 
     def __init__(self, env: Environment, name: str) -> None:
         self._env = env
         self._name = name
 
     def __getattr__(self, macro: str) -> Any:
-        return getattr(self._env.get_template(self._name).module, macro)
+        found = getattr(self._env.get_template(self._name).module, macro)
+        if not self._env.auto_reload:
+            setattr(self, macro, found)  # found in __dict__ from now on: __getattr__ not called
+        return found
 
 
 environment = _environment()

@@ -148,7 +148,7 @@ def test_three_turns_with_a_hit_a_repair_and_a_server_restart(
     shot(weapons, "phone-weapons-choosing")
     assert small_targets(weapons) == []
     send(weapons)
-    expect(display.locator("#ship-status")).to_contain_text("✓ ready", timeout=WAIT)
+    expect(display.locator("#ready")).to_contain_text("✓ ready", timeout=WAIT)
     assert "Attack (" not in display.content()  # who is ready, never what
 
     pilot = phones["pilot"]

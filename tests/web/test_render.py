@@ -34,6 +34,7 @@ PANEL_IDS = {
     ],
     "gm": [
         "turn",
+        "orders",
         "allocation",
         "ships",
         "npc",
@@ -44,7 +45,7 @@ PANEL_IDS = {
         "reveal",
         "log",
     ],
-    "display": ["alert", "timer", "ship-status", "map", "reveal", "log", "messages"],
+    "display": ["alert", "timer", "ship-status", "map", "ready", "reveal", "log", "messages"],
 }
 
 
@@ -217,3 +218,25 @@ def test_a_phone_whose_seat_was_freed_still_renders_and_says_so() -> None:
     push = render_push("station", view)
     assert "You no longer hold a station" in push
     assert 'name="cards"' not in push
+
+
+def test_an_order_changes_only_the_small_panels_that_show_who_has_ordered() -> None:
+    """A station's order must leave the big panels (the GM's ships and turn, the projector's
+    ships) byte for byte as they were: the hub then re-renders only #orders and #ready."""
+    from app.rules import apply
+    from app.rules import commands as c
+    from app.web.render import render_panels
+
+    before = games.orders_phase()
+    after, _ = apply(before, c.PassOrder(ship="kestrel", station="comms"))
+    assert after["phase"] == "orders"
+    for audience, make, changed in [
+        ("gm", gm_view, {"orders"}),
+        ("display", display_view, {"ready"}),
+    ]:
+        for panel in PANELS[audience]:
+            same = render_panels(audience, make(before), [panel]) == render_panels(
+                audience, make(after), [panel]
+            )
+            assert same == (panel not in changed), (audience, panel)
+    assert "Comms" in render_panels("gm", gm_view(after), ["orders"])

@@ -1,0 +1,170 @@
+"""What the live hub spends rendering panels, command by command, per screen and panel.
+
+Plays bot games in the engine alone (no database, no server), the way
+tests/server/test_live_panels.py does: skirmish, three seated stations plus the bot's choices,
+StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a message and red alert
+now and then. After each command every screen (each seat's station, the GM, the projector) is
+brought up to date through a Hub's `_panels`, exactly as a push round does; each panel that is
+rendered (not reused) is counted and timed.
+
+    .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
+    .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import random
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app import live  # noqa: E402
+from app.content import load_catalogue  # noqa: E402
+from app.live import Hub, Room  # noqa: E402
+from app.rules import Actor, apply, new_game  # noqa: E402
+from app.rules import commands as c  # noqa: E402
+from app.rules.bot import propose, stations_to_order  # noqa: E402
+from app.service import canonical, view_for  # noqa: E402
+
+State = dict[str, Any]
+
+
+def seated(seed: int) -> tuple[State, list[str]]:
+    catalogue = load_catalogue()
+    state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=seed))
+    characters = list(catalogue.characters)
+    seats = []
+    for i, station in enumerate(list(state["ships"]["kestrel"]["stations"])[:4]):
+        seat = f"seat-{i}"
+        command = c.SeatCrew(
+            ship="kestrel", station=station, seat=seat, name=f"P{i}", character=characters[i]
+        )
+        state = canonical(apply(state, command)[0])
+        seats.append(seat)
+    return state, seats
+
+
+def play(state: State, rng: random.Random, steps: int) -> list[tuple[str, State]]:
+    """(command name, state after it) along one game."""
+    out: list[tuple[str, State]] = []
+    for step in range(steps):
+        phase = state["phase"]
+        if any(s["destroyed"] for s in state["ships"].values()) and phase != "downtime":
+            command: c.Command = c.EndCombat()
+        elif phase in ("downtime", "turn_end"):
+            command = c.StartTurn() if step % 7 else c.SendMessage(text=f"Hail {step}")
+        elif phase == "orders":
+            todo = stations_to_order(state)
+            if not todo:
+                command = c.CloseOrders()
+            else:
+                ship, station, actor = todo[0]
+                command = propose(state, ship, station, rng, actor)
+        else:
+            ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
+            command = c.AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())
+        try:
+            state = canonical(apply(state, command)[0])
+        except Exception:  # noqa: S112 - the bot may propose what the engine refuses
+            continue
+        out.append((type(command).__name__, state))
+        if step % 11 == 5:
+            state = canonical(apply(state, c.SetRedAlert(on=not state["red_alert"]))[0])
+            out.append(("SetRedAlert", state))
+    return out
+
+
+def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]], int, Any]:
+    """Per (audience, panel): [renders, seconds]; the number of commands; per command type."""
+    cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
+    by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
+    original = live._render_panel
+
+    def timed(audience: str, name: str, *args: Any) -> Any:
+        start = time.perf_counter()
+        panel = original(audience, name, *args)
+        row = cost[(audience, name)]
+        row[0] += 1
+        row[1] += time.perf_counter() - start
+        return panel
+
+    live._render_panel = timed  # type: ignore[assignment]
+    commands = 0
+    try:
+        for game in range(games):
+            hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
+            room = Room(uuid.uuid4())
+            state, seats = seated(100 + game)
+            viewers: list[tuple[str, Any]] = [
+                *(("station", ("seat", s)) for s in seats),
+                ("gm", "gm"),
+                ("display", "display"),
+            ]
+
+            def round_(state: State, hub: Hub = hub, room: Room = room, viewers: Any = viewers) -> None:
+                shared: dict[Any, Any] = {}
+                for audience, viewer in viewers:
+                    hub._panels(room, (audience, viewer, "html"), view_for(state, viewer), shared)
+
+            round_(state)  # the screens connect: not counted
+            cost.clear()
+            for name, after in play(state, random.Random(game), steps):
+                before_n = sum(int(r[0]) for r in cost.values())
+                before_t = sum(r[1] for r in cost.values())
+                round_(after)
+                row = by_command[name]
+                row[0] += 1
+                row[1] += sum(int(r[0]) for r in cost.values()) - before_n
+                row[2] += sum(r[1] for r in cost.values()) - before_t
+                commands += 1
+            if game == 0:
+                totals = {k: list(v) for k, v in cost.items()}
+            else:
+                for k, v in cost.items():
+                    t = totals.setdefault(k, [0, 0.0])
+                    t[0] += v[0]
+                    t[1] += v[1]
+            cost.clear()
+    finally:
+        live._render_panel = original  # type: ignore[assignment]
+    return totals, commands, by_command
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--top", type=int, default=40)
+    args = parser.parse_args()
+    measure(1, 10)  # warm up: templates compiled, caches filled
+    totals, commands, by_command = measure(args.games, args.steps)
+    all_n = sum(int(v[0]) for v in totals.values())
+    all_t = sum(v[1] for v in totals.values())
+    print(f"{args.games} games, {commands} commands, {all_n} panel renders, {all_t * 1000:.0f} ms")
+    print(f"per command: {all_n / commands:.2f} renders, {all_t * 1000 / commands:.2f} ms\n")
+    print(f"{'audience':9} {'panel':12} {'renders':>8} {'/cmd':>6} {'ms':>8} {'ms/cmd':>7} {'ms/render':>9} {'share':>6}")
+    for (audience, name), (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[: args.top]:
+        print(
+            f"{audience:9} {name:12} {int(n):8d} {n / commands:6.2f} {t * 1000:8.1f}"
+            f" {t * 1000 / commands:7.3f} {t * 1000 / max(n, 1):9.3f} {t / all_t:6.1%}"
+        )
+    print("\nby audience (per command)")
+    audiences: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
+    for (audience, _), (n, t) in totals.items():
+        audiences[audience][0] += n
+        audiences[audience][1] += t
+    for audience, (n, t) in sorted(audiences.items(), key=lambda kv: -kv[1][1]):
+        print(f"{audience:9} {n / commands:6.2f} renders {t * 1000 / commands:7.3f} ms")
+    print("\nby command (per command of that type)")
+    for name, (count, n, t) in sorted(by_command.items(), key=lambda kv: -kv[1][2]):
+        print(f"{name:16} x{int(count):4d} {n / count:6.2f} renders {t * 1000 / count:7.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
