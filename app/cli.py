@@ -36,6 +36,8 @@ def serve(
     """Start the database, migrate it, make sure a demo game exists, then serve."""
     import uvicorn
 
+    from app.web.wsprotocol import WS_PROTOCOL
+
     settings = get_settings()
     port = port or settings.port
     prepare_database(settings)
@@ -47,6 +49,7 @@ def serve(
         port=port,
         workers=workers,
         ws_max_size=settings.ws_max_frame_bytes,
+        ws=WS_PROTOCOL,  # permessage-deflate without per-socket zlib state
         # Phones keep websockets open; without this, Ctrl-C waits for every phone to leave.
         timeout_graceful_shutdown=5,
     )

@@ -17,7 +17,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,15 +38,17 @@ from app.service.commands import NOTIFY_CHANNEL, SessionFactory, Viewer
 
 _render_html: Callable[[str, dict[str, Any]], str] | None
 _render_panels: Callable[[str, dict[str, Any], Any], str] | None
+_version_marker: Callable[[int], str] | None
 _PANELS: dict[str, tuple[str, ...]]
 try:  # The UI's renderer; until it exists (and for ?format=json) sockets get JSON views.
     from app.web.render import PANELS as _PANELS
     from app.web.render import render_panels as _render_panels
     from app.web.render import render_push as _render_html
+    from app.web.render import version_marker as _version_marker
 except ModuleNotFoundError as missing:
     if missing.name not in ("app.web", "app.web.render"):
         raise
-    _render_html = _render_panels = None
+    _render_html = _render_panels = _version_marker = None
     _PANELS = {}
 
 try:  # Digests of view parts: orjson is ~10x faster than json here; either gives the same answers.
@@ -272,7 +274,7 @@ class Hub:
             if _html_by_panel(connection):
                 panels = self._panels(room, connection.key, view, {})
                 connection.shown = [panel.data for panel in panels]
-                connection.welcome = [b"".join(connection.shown).decode()]
+                connection.welcome = [_html_message(version, connection.shown)]
             else:
                 connection.last_view = view
                 connection.welcome = [render(connection.audience, view, version, connection.fmt)]
@@ -387,12 +389,23 @@ class Hub:
         resync: bool,
     ) -> None:
         htmls = [panel.data for panel in self._panels(room, key, view, shared)]
-        text: str | None = None
+        texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
         for connection in members:
-            if not resync and connection.shown == htmls:
-                continue  # e.g. a GM-only change: this screen stays as it is
-            text = text if text is not None else b"".join(htmls).decode()
+            shown = connection.shown
+            if resync or shown is None or len(shown) != len(htmls):
+                changed = tuple(range(len(htmls)))
+            else:  # only the panels that changed: most commands touch one or two of ten
+                changed = tuple(
+                    i
+                    for i, (new, old) in enumerate(zip(htmls, shown, strict=True))
+                    if new is not old and new != old
+                )
             connection.shown = htmls
+            if not changed:
+                continue  # e.g. a GM-only change: this screen stays as it is
+            text = texts.get(changed)
+            if text is None:
+                text = texts[changed] = _html_message(version, [htmls[i] for i in changed])
             connection.offer(version, text)
 
     def _offer_whole(
@@ -552,15 +565,31 @@ def _digest(value: Any) -> bytes:
     return hashlib.blake2b(_dumps(value), digest_size=16).digest()
 
 
+GROUP_DEPTH = 2  # reads are grouped by the part of the view they are in, e.g. ("ships", 0)
+
+
 class Panel:
-    """One rendered panel and what it was made from: its reads and what they gave. Kept as
-    UTF-8, half the memory of a str with any character past Latin-1 (icons, dashes, arrows)."""
+    """One rendered panel and what it was made from: its reads and what they gave, grouped by
+    the part of the view each read is in, with that part's digest. A part that is the same as
+    then needs none of its reads checked: a command changes a part or two of a view, and a panel
+    reads hundreds of fields. Kept as UTF-8, half the memory of a str with any character past
+    Latin-1 (icons, dashes, arrows)."""
 
-    __slots__ = ("data", "deps", "sig")
+    __slots__ = ("data", "groups", "loose")
 
-    def __init__(self, deps: tuple[tuple[Any, int], ...], sig: tuple[Any, ...], html: str):
-        self.deps = deps
-        self.sig = sig
+    def __init__(self, deps: tuple[tuple[Any, int], ...], probe: _Probe, html: str):
+        parts: dict[Any, list[tuple[Any, int]]] = {}
+        loose = []
+        for dep in deps:  # in `deps` order (lately changed first), within each group too
+            if len(dep[0]) >= GROUP_DEPTH:
+                parts.setdefault(_intern(dep[0][:GROUP_DEPTH]), []).append(dep)
+            else:
+                loose.append(dep)
+        self.loose = (tuple(loose), probe.sig(loose))
+        self.groups = tuple(
+            (part, probe.digest(part), tuple(members), probe.sig(members))
+            for part, members in parts.items()
+        )
         self.data = html.encode()
 
     @property
@@ -568,41 +597,66 @@ class Panel:
         return self.data.decode()
 
     def fits(self, probe: _Probe, hot: set[Any] | None = None) -> bool:
-        read = probe.read
-        for dep, expected in zip(self.deps, self.sig, strict=True):
-            if read(dep[0], dep[1]) != expected:
-                if hot is not None and len(hot) < 64:
-                    hot.add(dep)  # read first next time: a panel that does not fit fails fast
+        if not _same(probe, *self.loose, hot):
+            return False
+        digest = probe.digest
+        for part, was, deps, sig in self.groups:
+            if digest(part) != was and not _same(probe, deps, sig, hot):
                 return False
         return True
 
 
-class _Probe:
-    """Answers reads on one view, each path looked up at most once."""
+def _same(
+    probe: _Probe, deps: tuple[Any, ...], sig: tuple[Any, ...], hot: set[Any] | None
+) -> bool:
+    read = probe.read
+    for dep, expected in zip(deps, sig, strict=True):
+        if read(dep) != expected:
+            if hot is not None and len(hot) < 64:
+                hot.add(dep)  # read first next time: a panel that does not fit fails fast
+            return False
+    return True
 
-    __slots__ = ("_nodes", "view")
+
+class _Probe:
+    """Answers reads on one view, each read worked out at most once (panels of one screen, and
+    the screens of one round, share many). Reads are the interned (path, kind) pairs of `_Reads`,
+    so they are remembered by identity: hashing a path tuple costs more than walking it."""
+
+    __slots__ = ("_answers", "_digests", "view")
 
     def __init__(self, view: dict[str, Any]) -> None:
         self.view = view
-        self._nodes: dict[tuple[Any, ...], Any] = {(): view}
+        self._answers: dict[int, tuple[Any, Any]] = {}
+        self._digests: dict[int, tuple[Any, Any]] = {}
 
-    def node(self, path: tuple[Any, ...]) -> Any:
-        found = self._nodes.get(path, _MISSING)
-        if found is _MISSING and path:
-            parent = self.node(path[:-1])
-            key = path[-1]
+    def digest(self, path: tuple[Any, ...]) -> Any:
+        """What the part of the view at `path` is, in a few bytes (itself if a plain value)."""
+        known = self._digests.get(id(path))
+        if known is not None and known[0] is path:
+            return known[1]
+        answer = self._read(path, _LEAF)
+        self._digests[id(path)] = (path, answer)
+        return answer
+
+    def read(self, dep: tuple[tuple[Any, ...], int]) -> Any:
+        known = self._answers.get(id(dep))
+        if known is not None and known[0] is dep:  # (the very same object, not a reused id)
+            return known[1]
+        answer = self._read(dep[0], dep[1])
+        self._answers[id(dep)] = (dep, answer)
+        return answer
+
+    def _read(self, path: tuple[Any, ...], kind: int) -> Any:
+        node: Any = self.view
+        for key in path:
             try:
-                if isinstance(parent, dict) or (isinstance(parent, list) and type(key) is int):
-                    found = parent[key]
+                if isinstance(node, dict) or (isinstance(node, list) and type(key) is int):
+                    node = node[key]
+                else:
+                    return _MISSING
             except (KeyError, IndexError):
-                found = _MISSING
-            self._nodes[path] = found
-        return found
-
-    def read(self, path: tuple[Any, ...], kind: int) -> Any:
-        node = self.node(path)
-        if node is _MISSING:
-            return _MISSING
+                return _MISSING
         if kind == _LEAF:
             return node if isinstance(node, _SCALARS) else _digest(node)
         if kind == _TYPE:
@@ -613,8 +667,8 @@ class _Probe:
             return tuple(node) if isinstance(node, dict) else _MISSING
         return _digest(node)  # _WHOLE
 
-    def sig(self, deps: tuple[tuple[Any, int], ...]) -> tuple[Any, ...]:
-        return tuple(self.read(path, kind) for path, kind in deps)
+    def sig(self, deps: Iterable[tuple[Any, int]]) -> tuple[Any, ...]:
+        return tuple(self.read(dep) for dep in deps)
 
 
 class _Reads:
@@ -744,11 +798,16 @@ def _render_panel(
     assert _render_panels is not None
     reads = _Reads()
     html = str(_render_panels(audience, _DictReads(view, reads, ()), (name,)))
-    deps = reads.ordered(hot)
-    return Panel(deps, probe.sig(deps), html)
+    return Panel(reads.ordered(hot), probe, html)
 
 
 _hot: dict[tuple[str, str], set[Any]] = {}  # per panel: reads that lately told a change apart
+
+
+def _html_message(version: int, panels: list[bytes]) -> str:
+    """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
+    assert _version_marker is not None
+    return _version_marker(version) + b"".join(panels).decode()
 
 
 def _html_by_panel(connection: Connection) -> bool:

@@ -66,6 +66,7 @@ from app.rules import commands as c  # noqa: E402
 from app.rules.bot import propose, stations_to_order  # noqa: E402
 from app.service.commands import canonical, command_fields  # noqa: E402
 from app.service.games import view_for  # noqa: E402
+from app.web.wsprotocol import WS_PROTOCOL  # noqa: E402
 
 GM = -1  # the actor index of the GM; 0..3 are the seats
 AUDIENCES = ("station", "station", "station", "station", "gm", "display")  # a game's six sockets
@@ -141,6 +142,7 @@ class ServerProcess:
             sys.executable, "-c", LAUNCH, target, "--host", "127.0.0.1",
             "--port", str(self.port), "--log-level", "warning", "--no-access-log",
             "--ws-max-size", "65536", "--timeout-graceful-shutdown", "2",
+            "--ws", WS_PROTOCOL,  # as `bridgecrew serve`; the baseline gets the same stack
         ]  # fmt: skip
         with log.open("ab") as out:
             self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
@@ -456,8 +458,8 @@ class Mirror:
         return [*(("seat", s) for s in self.seats), "gm", "display"]
 
     def _views(self) -> list[Any]:
-        stored = jsonb_order(self.state)  # the server's views come from the state as JSONB gives it
-        views = [view_for(stored, viewer) for viewer in self._viewers()]
+        # canonical, as the server holds it (keys sorted) since _apply canonicalises
+        views = [view_for(self.state, viewer) for viewer in self._viewers()]
         if self.expect == "view":
             return views
         from app import live
@@ -532,17 +534,6 @@ class Mirror:
                     return seat_of[crew["seat"]], command
             return GM, c.AllocateDamage(ship=ship_id, allocations={})
         return GM, c.StartTurn()  # turn_end
-
-
-def jsonb_order(data: Any) -> Any:
-    """The data with its keys in the order PostgreSQL's JSONB hands them back (shorter keys
-    first, then bytewise), which is the order the server's views iterate."""
-    if isinstance(data, dict):
-        keys = sorted(data, key=lambda k: (len(k.encode()), k.encode()))
-        return {k: jsonb_order(data[k]) for k in keys}
-    if isinstance(data, list):
-        return [jsonb_order(v) for v in data]
-    return data
 
 
 def expected_display(view: dict[str, Any]) -> Any:
@@ -966,7 +957,7 @@ class Run:
             )
             mirror.seated(g.mirror.seats)
             mirror.plan(applied)
-            mine = expected_display(view_for(jsonb_order(mirror.state), "display"))
+            mine = expected_display(view_for(mirror.state, "display"))
             if expected_display(body["view"]) != mine:
                 bad += 1
                 if os.environ.get("LOAD_DEBUG"):

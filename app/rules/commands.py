@@ -7,6 +7,7 @@ checking every field, so the web layer never hands the engine an ill-formed requ
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -282,6 +283,12 @@ COMMANDS: dict[str, type[Command]] = {
 _MAX_TEXT = 500
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """A command class's field types (resolving them is slow; the classes never change)."""
+    return typing.get_type_hints(cls)
+
+
 def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Command:
     """Build a command from JSON-like data, refusing unknown types and ill-typed fields."""
     if not isinstance(data, dict):
@@ -290,7 +297,7 @@ def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Comma
     cls = COMMANDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise refuse("UNKNOWN_COMMAND", f"There is no command called {kind!r}.")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.name in ("actor", "now") or f.name not in data:

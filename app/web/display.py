@@ -23,17 +23,24 @@ async def display_page(
     try:
         key = game_key(game_id)
         info = await game_info(session_factory, key)
-        _, view = await current_view(session_factory, key, "display")
+        version, view = await current_view(session_factory, key, "display")
     except ServiceError as error:
         return error_page(request, error)
     token = csrf_token(request)
     html = render_page(
-        "display", view, game_id=str(key), csrf=token, **join_qr(request, info.join_code)
+        "display",
+        view,
+        game_id=str(key),
+        csrf=token,
+        version=version,
+        **join_qr(request, info.join_code),
     )
     return page(html, token)
 
 
 @router.get("/display/{game_id}/panels", response_class=HTMLResponse)
 async def display_panels(game_id: GameId, session_factory: SessionFactoryDep) -> Response:
-    _, view = await current_view(session_factory, game_id, "display")
-    return HTMLResponse(render_push("display", view), headers={"Cache-Control": "no-store"})
+    version, view = await current_view(session_factory, game_id, "display")
+    return HTMLResponse(
+        render_push("display", view, version), headers={"Cache-Control": "no-store"}
+    )

@@ -33,7 +33,7 @@ from app.service import (
     view_for,
 )
 from app.rules.bot import propose, stations_to_order
-from app.service.commands import canonical, command_fields, game_key
+from app.service.commands import command_fields, game_key
 
 from .join import join_qr
 from .render import render_page, render_push, render_template
@@ -124,18 +124,19 @@ async def dashboard(
             return response
         await gm_only(request, key, session_factory)
         info = await game_info(session_factory, key)
-        _, view = await current_view(session_factory, key, "gm")
+        version, view = await current_view(session_factory, key, "gm")
     except ServiceError as error:
         return error_page(request, error)
     csrf = csrf_token(request)
-    html = render_page("gm", view, game_id=str(key), csrf=csrf, **join_qr(request, info.join_code))
+    qr = join_qr(request, info.join_code)
+    html = render_page("gm", view, game_id=str(key), csrf=csrf, version=version, **qr)
     return page(html, csrf)
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
 async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
-    _, view = await current_view(session_factory, game_id, "gm")
-    return HTMLResponse(render_push("gm", view), headers={"Cache-Control": "no-store"})
+    version, view = await current_view(session_factory, game_id, "gm")
+    return HTMLResponse(render_push("gm", view, version), headers={"Cache-Control": "no-store"})
 
 
 @router.post("/gm/{game_id}/command", response_class=HTMLResponse)
@@ -173,7 +174,8 @@ async def npc_pass(
 ) -> Response:
     """One tap for the common case: every NPC station that has not been given an order passes."""
     return await _order_waiting_npcs(
-        session_factory, game_id,
+        session_factory,
+        game_id,
         lambda state, ship, station: {"type": "PassOrder", "ship": ship, "station": station},
     )
 
@@ -190,21 +192,24 @@ async def npc_auto(
     choice is the GM's, not the game's dice, so it uses its own generator."""
     rng = random.Random()
     return await _order_waiting_npcs(
-        session_factory, game_id,
-        lambda state, ship, station: command_fields(
-            propose(state, ship, station, rng, Actor.gm())),
+        session_factory,
+        game_id,
+        lambda state, ship, station: command_fields(propose(state, ship, station, rng, Actor.gm())),
     )
 
 
 async def _order_waiting_npcs(
-    session_factory: Any, game_id: uuid.UUID,
+    session_factory: Any,
+    game_id: uuid.UUID,
     choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
 ) -> Response:
-    _, state = await load_state(session_factory, game_id)
-    state = canonical(state)
-    waiting = [(ship, station) for ship, station, actor in stations_to_order(state)
-               if actor.is_gm and state["phase"] == "orders"]
-    response: Response = HTMLResponse(render_push("gm", view_for(state, "gm")))
+    version, state = await load_state(session_factory, game_id)
+    waiting = [
+        (ship, station)
+        for ship, station, actor in stations_to_order(state)
+        if actor.is_gm and state["phase"] == "orders"
+    ]
+    response: Response = HTMLResponse(render_push("gm", view_for(state, "gm"), version))
     for ship_id, station_id in waiting:
         data = choose(state, ship_id, station_id)
         answer = await act(session_factory, game_id, data, Actor.gm(), "gm", "gm", None)

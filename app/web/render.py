@@ -49,13 +49,21 @@ PANELS: dict[str, tuple[str, ...]] = {
 }
 
 
-def render_push(audience: str, view: dict[str, Any]) -> str:
-    """Every panel of one audience's screen as out-of-band swaps (`hx-swap-oob="true"`).
+def render_push(audience: str, view: dict[str, Any], version: int | None = None) -> str:
+    """Every panel of one audience's screen as out-of-band swaps (`hx-swap-oob="true"`), after
+    the version marker when the version is given (htmx answers and refreshes give it).
 
-    Called by the websocket hub after each change and when a screen connects. Deterministic: the
-    same view gives the same bytes, which lets browsers skip panels that did not change.
+    Deterministic: the same view gives the same bytes, which lets browsers skip panels that did
+    not change. The websocket hub sends the same panels, but only those that changed.
     """
-    return render_panels(audience, view, PANELS[audience])
+    panels = render_panels(audience, view, PANELS[audience])
+    return panels if version is None else version_marker(version) + panels
+
+
+def version_marker(version: int) -> str:
+    """The first element of every push and panel answer: the game version its panels show.
+    static/js/app.js skips the panels of a message older than what the screen already shows."""
+    return f'<div id="bc-version" hx-swap-oob="true" data-version="{int(version)}" hidden></div>'
 
 
 def render_panels(audience: str, view: dict[str, Any], names: Iterable[str]) -> str:

@@ -88,4 +88,4 @@ async def act(
         )
     except ServiceError as error:
         return toast(error)
-    return HTMLResponse(render_push(audience, view_for(result.state, viewer)))
+    return HTMLResponse(render_push(audience, view_for(result.state, viewer), result.version))

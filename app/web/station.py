@@ -44,11 +44,12 @@ async def station_page(
         if seat is None:
             info = await game_info(session_factory, key)
             return RedirectResponse(f"/join/{info.join_code}", status_code=303)
-        _, view = await current_view(session_factory, key, seat.viewer)
+        version, view = await current_view(session_factory, key, seat.viewer)
     except ServiceError as error:
         return error_page(request, error)
     token = csrf_token(request)
-    return page(render_page("station", view, game_id=str(key), csrf=token), token)
+    html = render_page("station", view, game_id=str(key), csrf=token, version=version)
+    return page(html, token)
 
 
 @router.get("/play/{game_id}/panels", response_class=HTMLResponse)
@@ -59,8 +60,10 @@ async def station_panels(
     seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
-    _, view = await current_view(session_factory, game_id, seat.viewer)
-    return HTMLResponse(render_push("station", view), headers={"Cache-Control": "no-store"})
+    version, view = await current_view(session_factory, game_id, seat.viewer)
+    return HTMLResponse(
+        render_push("station", view, version), headers={"Cache-Control": "no-store"}
+    )
 
 
 def _gone() -> Response:

@@ -63,6 +63,7 @@
     if (e.detail.verb !== "get") e.detail.parameters.command_id = randomId();
   });
   body.addEventListener("htmx:beforeSwap", function (e) {
+    staleMessage = false; // until this answer's #bc-version says otherwise
     // A successful form: the server's re-render is the truth now, so drop the typed-in values.
     var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
     if (form && e.detail.xhr.status < 400) form.reset();
@@ -71,6 +72,13 @@
   /* --- Pushed panels: skip unchanged ones, keep choices in changed ones -------------------------- */
   var lastHtml = {};
   var pending = {};
+  // Each push and panel answer starts with #bc-version, the game version its panels show. Pushes
+  // carry only the panels that changed, so an htmx answer that arrives after a newer push must
+  // not put its older panels back: all of a message older than the screen is skipped.
+  var marker = document.getElementById("bc-version");
+  var shownVersion = marker ? Number(marker.getAttribute("data-version")) || 0 : 0;
+  var staleMessage = false;
+  body.addEventListener("htmx:wsBeforeMessage", function () { staleMessage = false; });
   function recordPanels() {
     document.querySelectorAll("[hx-swap-oob], main [id]").forEach(function (el) {
       if (el.id && !(el.id in lastHtml)) lastHtml[el.id] = el.outerHTML;
@@ -139,6 +147,14 @@
     var target = e.detail.target;
     var incoming = e.detail.fragment.firstElementChild;
     if (!incoming || !target.id) return;
+    if (target.id === "bc-version") {
+      var version = Number(incoming.getAttribute("data-version")) || 0;
+      staleMessage = version < shownVersion;
+      if (!staleMessage) shownVersion = version;
+      e.detail.shouldSwap = false;
+      return;
+    }
+    if (staleMessage && target.id !== "toast") { e.detail.shouldSwap = false; return; }
     var html = incoming.outerHTML;
     if (lastHtml[target.id] === html) { e.detail.shouldSwap = false; return; }
     lastHtml[target.id] = html;

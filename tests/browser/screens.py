@@ -23,6 +23,14 @@ VIBRATE_SPY = (
 )
 
 
+def create_game(gm: Page, base: str) -> str:
+    """The GM makes a game with the lobby's defaults; returns its join code."""
+    gm.goto(f"{base}/gm")
+    gm.click("button:has-text('Create game')")
+    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    return gm.inner_text(".gm-join .d-code").strip()
+
+
 def join(page: Page, base: str, code: str, seat: str, name: str) -> None:
     """Join through the join URL: one tap for the station, a name, Join (the first free
     character is already chosen)."""

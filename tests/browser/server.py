@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from app.main import create_app
 from app.settings import Settings
 from app.web import display, gm, join, station
+from app.web.wsprotocol import WS_PROTOCOL
 
 
 def build_app(settings: Settings) -> FastAPI:
@@ -35,6 +36,7 @@ def main() -> None:
         port=port,
         log_level="warning",
         timeout_graceful_shutdown=2,
+        ws=WS_PROTOCOL,
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import VIBRATE_SPY, join, shot
+from tests.browser.screens import VIBRATE_SPY, create_game, join, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -78,10 +78,7 @@ def test_a_phone_waking_up_resyncs_its_panels(
     server: Server, browser: Any, playwright: Any
 ) -> None:
     gm = browser.new_context().new_page()
-    gm.goto(f"{server.base}/gm")
-    gm.click("button:has-text('Create game')")
-    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
-    code = gm.inner_text(".gm-join .d-code").strip()
+    code = create_game(gm, server.base)
     phone = browser.new_context(**playwright.devices["iPhone 13"]).new_page()
     join(phone, server.base, code, "kestrel/weapons", "Ann")
     fetched: list[str] = []

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
+from app.web.wsprotocol import WS_PROTOCOL
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ class LiveServer:
     def __init__(self, settings: Settings, heartbeat_seconds: float = 15.0) -> None:
         self.app = create_app(settings, heartbeat_seconds=heartbeat_seconds)
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws=WS_PROTOCOL
         )
         self.server = uvicorn.Server(config)
         self.task: asyncio.Task[None] | None = None

@@ -2,6 +2,7 @@
 event stream, and a listener that survives losing its database connection."""
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 
 import httpx
@@ -184,3 +185,43 @@ async def test_html_sockets_get_out_of_band_panels_rendered_by_the_ui(
         assert 'hx-swap-oob="true"' in first
         await table.gm_command(type="SetRedAlert", on=True)
         assert 'hx-swap-oob="true"' in await asyncio.wait_for(socket.recv(), 10)
+
+
+def _panel_ids(message: str) -> list[str]:
+    return re.findall(r'<[a-z]+ id="([\w-]+)"[^>]*hx-swap-oob="true"', message)
+
+
+async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_changed(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    from app.live import HTML_AVAILABLE
+    from app.web.render import PANELS
+
+    if not HTML_AVAILABLE:
+        pytest.skip("the UI's renderer is not there")
+    async with connect(f"{live.ws}/ws/display/{table.game_id}") as socket:
+        first = await asyncio.wait_for(socket.recv(), 10)
+        ids = _panel_ids(first)
+        assert ids[0] == "bc-version" and 'data-version="0"' in first.split(">", 1)[0]
+        assert len(ids) == 1 + len(PANELS["display"])  # on connect: every panel
+        await table.gm_command(type="SetRedAlert", on=True)
+        update = await asyncio.wait_for(socket.recv(), 10)
+        ids = _panel_ids(update)
+        assert ids[0] == "bc-version" and 'data-version="1"' in update.split(">", 1)[0]
+        assert "alert" in ids  # the red alert banner changed...
+        assert "map" not in ids and len(ids) < 1 + len(PANELS["display"])  # ...not all of it
+
+
+async def test_compression_keeps_no_state_between_messages(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    """permessage-deflate as browsers offer it; the server answers no_context_takeover both ways,
+    so no socket keeps a zlib stream (~47 KB) between pushes, and pushes still arrive whole."""
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        agreed = display.response.headers.get("Sec-WebSocket-Extensions", "")
+        assert "permessage-deflate" in agreed
+        assert "server_no_context_takeover" in agreed and "client_no_context_takeover" in agreed
+        assert (await next_message(display))["version"] == 0
+        for turn in range(3):
+            await table.gm_command(type="SetRedAlert", on=turn % 2 == 0)
+            assert (await next_message(display))["version"] == turn + 1

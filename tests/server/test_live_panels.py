@@ -121,7 +121,7 @@ def test_reads_note_each_path_and_walking_a_part_reads_its_keys_or_all_of_it() -
 def test_a_panel_fits_a_view_only_if_everything_it_read_reads_the_same() -> None:
     deps = (((("ships", 0, "x"), live._LEAF)), (("ships",), live._LEN), (("gone",), live._LEAF))
     base = {"ships": [{"x": 1, "ready": False}], "game": {}}
-    panel = live.Panel(deps, live._Probe(base).sig(deps), "<div></div>")
+    panel = live.Panel(deps, live._Probe(base), "<div></div>")
     assert panel.fits(live._Probe({"ships": [{"x": 1, "ready": True}], "game": {"turn": 2}}))
     assert not panel.fits(live._Probe({"ships": [{"x": 2, "ready": False}]}))
     assert not panel.fits(live._Probe({"ships": [{"x": 1}, {"x": 1}]}))
