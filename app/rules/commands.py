@@ -7,7 +7,6 @@ checking every field, so the web layer never hands the engine an ill-formed requ
 from __future__ import annotations
 
 import dataclasses
-import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -283,10 +282,15 @@ COMMANDS: dict[str, type[Command]] = {
 _MAX_TEXT = 500
 
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
     """A command class's field types (resolving them is slow; the classes never change)."""
-    return typing.get_type_hints(cls)
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = typing.get_type_hints(cls)
+    return found
 
 
 def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Command:

@@ -7,8 +7,9 @@ comes from here. The version alone is not enough to trust it (an imported game m
 and its version numbers), so an entry also carries the row's `updated_at`, which every write sets.
 
 Bytes, not dicts: a state is ~50 KB as JSON and ~180 KB as Python objects, and decoding gives
-every caller its own copy, so nobody can change what another reads. The bytes are canonical (keys
-sorted), which the engine needs: it iterates dicts, and the same commands must draw the same dice
+every caller its own copy, so nobody can change what another reads. They are kept compressed
+(zlib level 1: ~8 KB; 0.1 ms to pack, 0.05 ms to unpack). They are canonical (keys sorted),
+which the engine needs: it iterates dicts, and the same commands must draw the same dice
 whichever way the state reached it.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,13 +46,17 @@ def canonical(data: Any) -> Any:
 class Entry:
     version: int
     stamp: datetime | None  # the row's updated_at when this version was written
-    blob: bytes
+    packed: bytes  # the canonical JSON, compressed
+
+    @property
+    def blob(self) -> bytes:
+        return zlib.decompress(self.packed)
 
 
 class HotStates:
     """A bounded, thread-safe map: game id -> its newest known committed state."""
 
-    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
         self._max_bytes = max_bytes
         self._bytes = 0
         self._entries: OrderedDict[uuid.UUID, Entry] = OrderedDict()
@@ -62,16 +68,21 @@ class HotStates:
         """Call only with a committed version. An older version never replaces a newer one."""
         with self._lock:
             old = self._entries.get(game_id)
+            if old is not None and old.version > version:
+                return
+        entry = Entry(version, stamp, zlib.compress(blob, 1))  # outside the lock: 0.1 ms
+        with self._lock:
+            old = self._entries.get(game_id)
             if old is not None:
                 if old.version > version:
                     return
-                self._bytes -= len(old.blob)
-            self._entries[game_id] = Entry(version, stamp, blob)
+                self._bytes -= len(old.packed)
+            self._entries[game_id] = entry
             self._entries.move_to_end(game_id)
-            self._bytes += len(blob)
+            self._bytes += len(entry.packed)
             while self._bytes > self._max_bytes and len(self._entries) > 1:
                 _, dropped = self._entries.popitem(last=False)
-                self._bytes -= len(dropped.blob)
+                self._bytes -= len(dropped.packed)
 
     def recall(self, game_id: uuid.UUID, version: int, stamp: datetime | None) -> bytes | None:
         """The state at exactly this version and write stamp, if this process has it."""
@@ -80,7 +91,7 @@ class HotStates:
             if entry is None or entry.version != version or entry.stamp != stamp:
                 return None
             self._entries.move_to_end(game_id)
-            return entry.blob
+        return entry.blob
 
     def latest(self, game_id: uuid.UUID) -> Entry | None:
         with self._lock:
@@ -94,7 +105,7 @@ class HotStates:
             else:
                 old = self._entries.pop(game_id, None)
                 if old is not None:
-                    self._bytes -= len(old.blob)
+                    self._bytes -= len(old.packed)
 
 
 HOT = HotStates()

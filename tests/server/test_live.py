@@ -200,12 +200,12 @@ async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_cha
     if not HTML_AVAILABLE:
         pytest.skip("the UI's renderer is not there")
     async with connect(f"{live.ws}/ws/display/{table.game_id}") as socket:
-        first = await asyncio.wait_for(socket.recv(), 10)
+        first = str(await asyncio.wait_for(socket.recv(), 10))
         ids = _panel_ids(first)
         assert ids[0] == "bc-version" and 'data-version="0"' in first.split(">", 1)[0]
         assert len(ids) == 1 + len(PANELS["display"])  # on connect: every panel
         await table.gm_command(type="SetRedAlert", on=True)
-        update = await asyncio.wait_for(socket.recv(), 10)
+        update = str(await asyncio.wait_for(socket.recv(), 10))
         ids = _panel_ids(update)
         assert ids[0] == "bc-version" and 'data-version="1"' in update.split(">", 1)[0]
         assert "alert" in ids  # the red alert banner changed...
@@ -218,6 +218,7 @@ async def test_compression_keeps_no_state_between_messages(
     """permessage-deflate as browsers offer it; the server answers no_context_takeover both ways,
     so no socket keeps a zlib stream (~47 KB) between pushes, and pushes still arrive whole."""
     async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        assert display.response is not None
         agreed = display.response.headers.get("Sec-WebSocket-Extensions", "")
         assert "permessage-deflate" in agreed
         assert "server_no_context_takeover" in agreed and "client_no_context_takeover" in agreed
