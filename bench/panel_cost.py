@@ -24,13 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import live  # noqa: E402
-from app.content import load_catalogue  # noqa: E402
-from app.live import Hub, Room  # noqa: E402
-from app.rules import Actor, apply, new_game  # noqa: E402
-from app.rules import commands as c  # noqa: E402
-from app.rules.bot import propose, stations_to_order  # noqa: E402
-from app.service import canonical, view_for  # noqa: E402
+from app import live
+from app.content import load_catalogue
+from app.live import Hub, Room
+from app.rules import apply, new_game
+from app.rules import commands as c
+from app.rules.bot import table_command
+from app.service import canonical, view_for
 
 State = dict[str, Any]
 
@@ -54,21 +54,7 @@ def play(state: State, rng: random.Random, steps: int) -> list[tuple[str, State]
     """(command name, state after it) along one game."""
     out: list[tuple[str, State]] = []
     for step in range(steps):
-        phase = state["phase"]
-        if any(s["destroyed"] for s in state["ships"].values()) and phase != "downtime":
-            command: c.Command = c.EndCombat()
-        elif phase in ("downtime", "turn_end"):
-            command = c.StartTurn() if step % 7 else c.SendMessage(text=f"Hail {step}")
-        elif phase == "orders":
-            todo = stations_to_order(state)
-            if not todo:
-                command = c.CloseOrders()
-            else:
-                ship, station, actor = todo[0]
-                command = propose(state, ship, station, rng, actor)
-        else:
-            ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
-            command = c.AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())
+        command = table_command(state, rng, step)
         try:
             state = canonical(apply(state, command)[0])
         except Exception:  # noqa: S112 - the bot may propose what the engine refuses

@@ -6,7 +6,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .commands import Actor, Command, PassOrder, SubmitOrder
+from .commands import (
+    Actor,
+    AllocateDamage,
+    CloseOrders,
+    Command,
+    EndCombat,
+    PassOrder,
+    SendMessage,
+    StartTurn,
+    SubmitOrder,
+)
 from .content import band_index, range_band_for
 from .engine import apply
 from .errors import RulesError
@@ -108,3 +118,23 @@ def stations_to_order(state: State) -> list[tuple[str, str, Actor]]:
             elif ship["crew"] == "npc" and station["crew"] is None:
                 out.append((ship["id"], station["id"], Actor.gm()))
     return out
+
+
+def table_command(state: State, rng: random.Random, step: int) -> Command:
+    """What a table of bots does next, whatever the phase: the GM starts turns (and now and then
+    hails everyone), each station gives the bot's order, the GM closes orders when none are left,
+    Engineering's allocation is left to the engine, a lost ship ends the combat. Benchmarks and
+    tests play whole games with it."""
+    phase = state["phase"]
+    if any(s["destroyed"] for s in state["ships"].values()) and phase != "downtime":
+        return EndCombat()
+    if phase in ("downtime", "turn_end"):
+        return StartTurn() if step % 7 else SendMessage(text=f"Hail {step}")
+    if phase == "orders":
+        todo = stations_to_order(state)
+        if not todo:
+            return CloseOrders()
+        ship, station, actor = todo[0]
+        return propose(state, ship, station, rng, actor)
+    ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
+    return AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())

@@ -24,13 +24,20 @@ from .games import (
     events_after,
     game_by_join_code,
     game_info,
-    is_gm_token,
     load_state,
     newest_state,
     token_hash,
     view_for,
 )
-from .seats import SeatInfo, create_seat, free_seat, revoke_seat, seat_by_token, seats_of
+from .seats import (
+    SeatInfo,
+    create_seat,
+    free_seat,
+    is_gm_token,
+    revoke_seat,
+    seat_by_token,
+    seats_of,
+)
 
 __all__ = [
     "CommandResult",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import hmac
 import secrets
 import uuid
 from collections.abc import Iterable
@@ -17,8 +16,8 @@ from app.content import load_catalogue
 from app.db.models import Event, Game
 from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
 
-from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
 from . import hot
+from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -206,17 +205,3 @@ async def events_after(
 def token_hash(token: str) -> str:
     """Tokens are stored as their SHA-256: a leaked database does not hand out seats or games."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-async def is_gm_token(
-    session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
-) -> bool:
-    if not token:
-        return False
-    try:
-        key = game_key(game_id)
-    except ServiceError:
-        return False
-    async with session_factory() as session:
-        stored = await session.scalar(select(Game.gm_token_hash).where(Game.id == key))
-    return stored is not None and hmac.compare_digest(stored, token_hash(token))

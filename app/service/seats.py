@@ -218,23 +218,18 @@ async def free_seat(
     return version
 
 
+async def is_gm_token(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
+) -> bool:
+    return await token_owner(session_factory, game_id, token) == "gm"
+
+
 async def seat_by_token(
     session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
 ) -> SeatInfo | None:
-    """The live seat this token opens in this game, or None (unknown, revoked, other game)."""
-    if not token:
-        return None
-    try:
-        key = game_key(game_id)
-    except ServiceError:
-        return None
-    async with session_factory() as session:
-        seat = await session.scalar(
-            select(Seat).where(
-                Seat.token_hash == token_hash(token), Seat.game_id == key, Seat.revoked_at.is_(None)
-            )
-        )
-    return _info(seat) if seat else None
+    """The live seat this token opens in this game, or None (unknown, revoked, other game, GM)."""
+    owner = await token_owner(session_factory, game_id, token)
+    return owner if isinstance(owner, SeatInfo) else None
 
 
 async def seats_of(session_factory: SessionFactory, game_id: uuid.UUID | str) -> list[SeatInfo]:

@@ -11,9 +11,9 @@ import pytest
 from app import live
 from app.content import load_catalogue
 from app.live import Hub, Room
-from app.rules import Actor, apply, new_game
+from app.rules import apply, new_game
 from app.rules import commands as c
-from app.rules.bot import propose, stations_to_order
+from app.rules.bot import table_command
 from app.service import canonical, view_for
 
 pytestmark = pytest.mark.skipif(not live.HTML_AVAILABLE, reason="no HTML renderer")
@@ -43,21 +43,7 @@ def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str
     """States along a game: turns, the bot's orders, allocation, a message, red alert."""
     states = []
     for step in range(steps):
-        phase = state["phase"]
-        if any(s["destroyed"] for s in state["ships"].values()) and phase != "downtime":
-            command: c.Command = c.EndCombat()
-        elif phase in ("downtime", "turn_end"):
-            command = c.StartTurn() if step % 7 else c.SendMessage(text=f"Hail {step}")
-        elif phase == "orders":
-            todo = stations_to_order(state)
-            if not todo:
-                command = c.CloseOrders()
-            else:
-                ship, station, actor = todo[0]
-                command = propose(state, ship, station, rng, actor)
-        else:
-            ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
-            command = c.AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())
+        command = table_command(state, rng, step)
         try:
             state = canonical(apply(state, command)[0])
         except Exception:
