@@ -12,9 +12,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.orm import defer
 
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Event, Game
@@ -92,40 +93,126 @@ async def run_command(
     result and changes nothing. Raises ServiceError (with .status) when refused. `now` (epoch
     seconds) is the clock the engine sees: time.time() unless a sweeper or a test says."""
     game_uuid = game_key(game_id)
-    async with session_factory() as session, session.begin():
-        game = await lock_game(session, game_uuid, with_state=False)
-        state = await locked_state(session, game)
-        result, fresh = await apply_locked(
-            session, game, command_data, actor, command_id, expected_version, now, state=state
+    check_command_id(command_id)
+    try:
+        return await _run_once(
+            session_factory, game_uuid, command_data, actor, command_id, expected_version, now
         )
-    if fresh:
-        hot.HOT.remember(game_uuid, result.version, game.updated_at, hot.encode(result.state))
-        committed(game_uuid, result.version)
-    return result
+    except IntegrityError as error:
+        # The same command id sent twice at once: the second waited for the game's lock, but
+        # its check for an earlier command had looked before the first one committed. Now it
+        # sees it, and answers as any retry does.
+        if "pk_applied_commands" not in str(error.orig):
+            raise
+    return await _run_once(
+        session_factory, game_uuid, command_data, actor, command_id, expected_version, now
+    )
 
 
-async def lock_game(session: AsyncSession, game_id: uuid.UUID, *, with_state: bool = True) -> Game:
+# The command path in three statements (lock, write, commit), in SQL: the ORM's unit of work cost
+# more CPU than the rules engine and the database together (docs/performance.md).
+_LOCK = text(
+    "SELECT g.version, g.updated_at, g.deadline_kind, g.deadline_at, g.deadline_version,"
+    " (SELECT a.version FROM applied_commands a"
+    "  WHERE a.game_id = g.id AND a.command_id = :command_id) AS earlier"
+    " FROM games g WHERE g.id = :game_id FOR UPDATE OF g"
+)
+# The new state, the events, the command (for retries and replay_state), and the NOTIFY that
+# tells every process (PostgreSQL delivers it at commit; only ids, never state).
+_WRITE = text(
+    "WITH game AS ("
+    "  UPDATE games SET state = CAST(:state AS jsonb), version = :version,"
+    "   updated_at = :stamp, deadline_at = :deadline_at, deadline_kind = :deadline_kind,"
+    "   deadline_version = :deadline_version"
+    "  WHERE id = :game_id),"
+    " events AS ("
+    "  INSERT INTO events (game_id, version, seq, type, data)"
+    "  SELECT :game_id, :version, e.ord - 1, e.data ->> 'type', e.data"
+    "  FROM jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
+    " command AS ("
+    "  INSERT INTO applied_commands (game_id, command_id, version, result)"
+    "  VALUES (:game_id, :command_id, :version, CAST(:result AS jsonb)))"
+    " SELECT pg_notify(:channel, :payload)"
+)
+
+
+async def _run_once(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID,
+    command_data: dict[str, Any],
+    actor: Actor,
+    command_id: str,
+    expected_version: int | None,
+    now: float | None,
+) -> CommandResult:
+    async with session_factory() as session, session.begin():
+        connection = await session.connection()
+        row = (
+            await connection.execute(_LOCK, {"game_id": game_id, "command_id": command_id})
+        ).one_or_none()
+        if row is None:
+            raise no_such_game()
+        state = await locked_state(session, game_id, row.version, row.updated_at)
+        if row.earlier is not None:
+            earlier = await session.get(AppliedCommand, (game_id, command_id))
+            assert earlier is not None  # the game is locked: it cannot have gone
+            return await _earlier_result(session, game_id, state, earlier, command_data, actor)
+        check_version(row.version, expected_version)
+        now = time.time() if now is None else now
+        command, state, events = _apply(state, command_data, actor, now)
+        version = row.version + 1
+        deadline = deadline_columns(
+            state, version, (row.deadline_at, row.deadline_kind, row.deadline_version)
+        )
+        blob = hot.encode(state)
+        stamp = datetime.now(UTC)
+        await connection.execute(
+            _WRITE,
+            {
+                "game_id": game_id,
+                "state": blob.decode(),
+                "version": version,
+                "stamp": stamp,
+                "deadline_at": deadline[0],
+                "deadline_kind": deadline[1],
+                "deadline_version": deadline[2],
+                "events": _json(events),
+                "command_id": command_id,
+                "result": _json(applied_record(command, actor, now)),
+                "channel": NOTIFY_CHANNEL,
+                "payload": f"{game_id}:{version}",
+            },
+        )
+    hot.HOT.remember(game_id, version, stamp, blob)
+    committed(game_id, version)
+    return CommandResult(version, events, state)
+
+
+def _json(data: Any) -> str:
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+async def lock_game(session: AsyncSession, game_id: uuid.UUID) -> Game:
     """The game row, locked FOR UPDATE: every command on one game is serialised, across all
-    processes. Without its state, `locked_state` gives the state (from memory when it can)."""
-    query = select(Game).where(Game.id == game_id).with_for_update()
-    if not with_state:
-        query = query.options(defer(Game.state))
-    game = await session.scalar(query)
+    processes."""
+    game = await session.scalar(select(Game).where(Game.id == game_id).with_for_update())
     if game is None:
         raise no_such_game()
     return game
 
 
-async def locked_state(session: AsyncSession, game: Game) -> State:
-    """The locked game's state, canonical: this process's copy of that exact version if it has
-    one, else read from the row."""
-    blob = hot.HOT.recall(game.id, game.version, game.updated_at)
+async def locked_state(
+    session: AsyncSession, game_id: uuid.UUID, version: int, stamp: datetime | None
+) -> State:
+    """The locked game's state, canonical: this process's copy of that exact version (and write
+    stamp) if it has one, else read from the row."""
+    blob = hot.HOT.recall(game_id, version, stamp)
     if blob is None:
-        stored = await session.scalar(select(Game.state).where(Game.id == game.id))
+        stored = await session.scalar(select(Game.state).where(Game.id == game_id))
         if stored is None:
             raise no_such_game()
         blob = hot.encode(stored)
-        hot.HOT.remember(game.id, game.version, game.updated_at, blob)
+        hot.HOT.remember(game_id, version, stamp, blob)
     state: State = hot.decode(blob)
     return state
 
@@ -141,30 +228,24 @@ async def apply_locked(
     *,
     state: State | None = None,
 ) -> tuple[CommandResult, bool]:
-    """Apply inside the caller's transaction, with `game` locked. Returns (result, fresh); fresh
-    is False when the command_id had been applied before. The caller commits, then `committed`.
-    `state` is the game's canonical state when the caller has it (else `game.state` is read)."""
-    if not isinstance(command_id, str) or not 1 <= len(command_id) <= 200:
-        raise ServiceError("BAD_COMMAND", "A command needs a command_id of 1 to 200 characters.")
+    """Apply inside the caller's transaction, with `game` locked (seats, new games: run_command
+    is the fast path for everything else). Returns (result, fresh); fresh is False when the
+    command_id had been applied before. The caller commits, then calls `committed`. `state` is
+    the game's canonical state when the caller has it (else `game.state` is read)."""
+    check_command_id(command_id)
     earlier = await session.get(AppliedCommand, (game.id, command_id))
     if state is None:
         state = canonical(game.state)
     if earlier is not None:
-        return await _earlier_result(session, game, state, earlier, command_data, actor), False
-    if expected_version is not None and expected_version != game.version:
-        raise ServiceError(
-            "STALE_VERSION",
-            f"The game has moved on (version {game.version}, "
-            f"you had {expected_version}); look again and retry.",
-        )
+        result = await _earlier_result(session, game.id, state, earlier, command_data, actor)
+        return result, False
+    check_version(game.version, expected_version)
     now = time.time() if now is None else now
-    try:
-        command = parse_command(command_data, actor, now)
-        state, events = apply(state, command)
-    except RulesError as error:
-        raise ServiceError.from_rules(error) from error
+    command, state, events = _apply(state, command_data, actor, now)
     version = game.version + 1
-    _store_deadline(game, state, version)
+    game.deadline_at, game.deadline_kind, game.deadline_version = deadline_columns(
+        state, version, (game.deadline_at, game.deadline_kind, game.deadline_version)
+    )
     game.state = state
     game.version = version
     game.updated_at = datetime.now(UTC)
@@ -172,20 +253,14 @@ async def apply_locked(
         Event(game_id=game.id, version=version, seq=seq, type=event["type"], data=event)
         for seq, event in enumerate(events)
     )
-    # What replay_state needs to apply this command again: its fields, who gave it, and when.
     session.add(
         AppliedCommand(
             game_id=game.id,
             command_id=command_id,
             version=version,
-            result={
-                "command": command_fields(command),
-                "actor": dataclasses.asdict(actor),
-                "now": now,
-            },
+            result=applied_record(command, actor, now),
         )
     )
-    # Delivered by PostgreSQL at commit, to every process's listener; only ids, never state.
     await session.execute(
         text("SELECT pg_notify(:channel, :payload)"),
         {"channel": NOTIFY_CHANNEL, "payload": f"{game.id}:{version}"},
@@ -193,9 +268,38 @@ async def apply_locked(
     return CommandResult(version, events, state), True
 
 
+def check_command_id(command_id: Any) -> None:
+    if not isinstance(command_id, str) or not 1 <= len(command_id) <= 200:
+        raise ServiceError("BAD_COMMAND", "A command needs a command_id of 1 to 200 characters.")
+
+
+def check_version(version: int, expected: int | None) -> None:
+    if expected is not None and expected != version:
+        raise ServiceError(
+            "STALE_VERSION",
+            f"The game has moved on (version {version}, you had {expected}); look again and retry.",
+        )
+
+
+def _apply(
+    state: State, command_data: dict[str, Any], actor: Actor, now: float
+) -> tuple[Any, State, list[dict[str, Any]]]:
+    try:
+        command = parse_command(command_data, actor, now)
+        new_state, events = apply(state, command)
+    except RulesError as error:
+        raise ServiceError.from_rules(error) from error
+    return command, new_state, events
+
+
+def applied_record(command: Any, actor: Actor, now: float) -> dict[str, Any]:
+    """What replay_state needs to apply this command again: its fields, who gave it, and when."""
+    return {"command": command_fields(command), "actor": dataclasses.asdict(actor), "now": now}
+
+
 async def _earlier_result(
     session: AsyncSession,
-    game: Game,
+    game_id: uuid.UUID,
     state: State,
     earlier: AppliedCommand,
     command_data: dict[str, Any],
@@ -218,7 +322,7 @@ async def _earlier_result(
         )
     rows = await session.scalars(
         select(Event)
-        .where(Event.game_id == game.id, Event.version == earlier.version)
+        .where(Event.game_id == game_id, Event.version == earlier.version)
         .order_by(Event.seq)
     )
     return CommandResult(earlier.version, [row.data for row in rows], state)
@@ -242,18 +346,19 @@ def canonical(data: Any) -> Any:
     return hot.canonical(data)
 
 
-def _store_deadline(game: Game, state: State, version: int) -> None:
+Deadline = tuple[datetime | None, str | None, int | None]  # deadline_at, _kind, _version
+
+
+def deadline_columns(state: State, version: int, current: Deadline) -> Deadline:
+    """The game row's deadline columns after `version`: the next timer to fire, if any."""
     due = min(deadlines(state), key=lambda d: d["at"], default=None)
     if due is None:
-        game.deadline_at = game.deadline_kind = game.deadline_version = None
-        return
+        return None, None, None
     at = datetime.fromtimestamp(due["at"], UTC)
     # deadline_version marks when this deadline was set, so the sweeper's command id tells apart
     # a deadline that comes back unchanged after an undo from the one already expired.
-    if (game.deadline_kind, game.deadline_at) != (due["kind"], at):
-        game.deadline_version = version
-    game.deadline_at = at
-    game.deadline_kind = due["kind"]
+    same = (current[0], current[1]) == (at, due["kind"])
+    return at, due["kind"], current[2] if same else version
 
 
 async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str) -> State:

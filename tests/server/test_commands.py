@@ -69,6 +69,23 @@ async def test_repeated_command_id_is_applied_once(session_factory: Sessions) ->
     assert await count(session_factory, Event, game_id) == 1
 
 
+async def test_one_command_id_sent_many_times_at_once_is_applied_once(
+    session_factory: Sessions,
+) -> None:
+    """A phone's retries racing each other: all but the first wait for the game's lock after
+    checking for an earlier command, and must still answer as retries, not fail."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    command = {"type": "SendMessage", "text": "Twice?"}
+    results = await asyncio.gather(
+        *(run_command(session_factory, game_id, command, GM, command_id="tap") for _ in range(8))
+    )
+    assert {r.version for r in results} == {1}
+    assert all(r.events == results[0].events for r in results)
+    assert (await stored(session_factory, game_id)).version == 1
+    assert await count(session_factory, Event, game_id) == 1
+    assert await count(session_factory, AppliedCommand, game_id) == 1
+
+
 async def test_a_command_id_reused_for_another_command_is_refused(
     session_factory: Sessions,
 ) -> None:
