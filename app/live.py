@@ -34,7 +34,14 @@ from app.service import (
     remove_commit_listener,
     view_for,
 )
-from app.service.commands import NOTIFY_CHANNEL, SessionFactory, Viewer
+from app.service.commands import (
+    NOTIFY_CHANNEL,
+    SessionFactory,
+    Viewer,
+    add_settle_listener,
+    in_flight_here,
+    remove_settle_listener,
+)
 
 _render_html: Callable[[str, dict[str, Any]], str] | None
 _render_panels: Callable[[str, dict[str, Any], Any], str] | None
@@ -145,6 +152,7 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pushed: int = -1  # the newest version every socket here has been brought to
     wanted: int = -1
+    held: int = -1  # a NOTIFY that came while this process had a command in flight on the game
     resync: bool = False  # push full views even to screens that seem up to date
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
@@ -179,6 +187,7 @@ class Hub:
         self._loop = asyncio.get_running_loop()
         tune_gc()
         add_commit_listener(self.notice)
+        add_settle_listener(self._settled)
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name="live-listener"),
             asyncio.create_task(self._heartbeat_forever(), name="live-heartbeat"),
@@ -186,6 +195,7 @@ class Hub:
 
     async def stop(self) -> None:
         remove_commit_listener(self.notice)
+        remove_settle_listener(self._settled)
         for task in [*self._tasks, *(r.task for r in self._rooms.values() if r.task)]:
             task.cancel()
         for task in self._tasks:
@@ -513,9 +523,23 @@ class Hub:
     def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game, _, version = payload.partition(":")
         try:
-            self._want(uuid.UUID(game), int(version))
+            game_id, number = uuid.UUID(game), int(version)
         except ValueError:
             log.warning("ignoring odd notification %r", payload)
+            return
+        room = self._rooms.get(game_id)
+        if room is not None and in_flight_here(game_id):
+            room.held = max(room.held, number)  # see app.service.commands._in_flight
+            return
+        self._want(game_id, number)
+
+    def _settled(self, game_id: uuid.UUID) -> None:
+        """A command of this process on this game has finished, committed or not."""
+        room = self._rooms.get(game_id)
+        if room is None or in_flight_here(game_id) or room.held < 0:
+            return
+        held, room.held = room.held, -1
+        self._want(game_id, held)
 
 
 # --- Garbage collection ------------------------------------------------------------------------
@@ -606,9 +630,7 @@ class Panel:
         return True
 
 
-def _same(
-    probe: _Probe, deps: tuple[Any, ...], sig: tuple[Any, ...], hot: set[Any] | None
-) -> bool:
+def _same(probe: _Probe, deps: tuple[Any, ...], sig: tuple[Any, ...], hot: set[Any] | None) -> bool:
     read = probe.read
     for dep, expected in zip(deps, sig, strict=True):
         if read(dep) != expected:

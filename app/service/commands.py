@@ -4,11 +4,13 @@ commit, then hand the version to this process's live hub. And the replay that pr
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -76,6 +78,47 @@ def committed(game_id: uuid.UUID, version: int) -> None:
             log.exception("commit listener failed for %s:%s", game_id, version)
 
 
+# PostgreSQL delivers a commit's NOTIFY to this process's LISTEN connection about when it answers
+# the COMMIT, and often first. Acted on at once, the hub would push before run_command has kept
+# the new state, and read it back from the database instead (a round trip and a decode on every
+# command). So while this process has a command in flight on a game, the hub holds that game's
+# notifications until the command settles: by then `committed` has told it (and the echo is
+# moot), or the command failed and the held version is pushed as usual.
+_in_flight: collections.Counter[uuid.UUID] = collections.Counter()
+SettleListener = Callable[[uuid.UUID], None]
+_settle_listeners: list[SettleListener] = []
+
+
+def in_flight_here(game_id: uuid.UUID) -> bool:
+    """Whether a command of this process is running on this game (from its lock to `committed`)."""
+    return _in_flight[game_id] > 0
+
+
+def add_settle_listener(listener: SettleListener) -> None:
+    _settle_listeners.append(listener)
+
+
+def remove_settle_listener(listener: SettleListener) -> None:
+    if listener in _settle_listeners:
+        _settle_listeners.remove(listener)
+
+
+@contextlib.contextmanager
+def _running_here(game_id: uuid.UUID) -> Iterator[None]:
+    _in_flight[game_id] += 1
+    try:
+        yield
+    finally:
+        _in_flight[game_id] -= 1
+        if _in_flight[game_id] <= 0:
+            del _in_flight[game_id]
+        for listener in list(_settle_listeners):
+            try:
+                listener(game_id)
+            except Exception:
+                log.exception("settle listener failed for %s", game_id)
+
+
 # --- Commands -------------------------------------------------------------------------------------
 
 
@@ -94,19 +137,20 @@ async def run_command(
     seconds) is the clock the engine sees: time.time() unless a sweeper or a test says."""
     game_uuid = game_key(game_id)
     check_command_id(command_id)
-    try:
+    with _running_here(game_uuid):
+        try:
+            return await _run_once(
+                session_factory, game_uuid, command_data, actor, command_id, expected_version, now
+            )
+        except IntegrityError as error:
+            # The same command id sent twice at once: the second waited for the game's lock,
+            # but its check for an earlier command had looked before the first one committed.
+            # Now it sees it, and answers as any retry does.
+            if "pk_applied_commands" not in str(error.orig):
+                raise
         return await _run_once(
             session_factory, game_uuid, command_data, actor, command_id, expected_version, now
         )
-    except IntegrityError as error:
-        # The same command id sent twice at once: the second waited for the game's lock, but
-        # its check for an earlier command had looked before the first one committed. Now it
-        # sees it, and answers as any retry does.
-        if "pk_applied_commands" not in str(error.orig):
-            raise
-    return await _run_once(
-        session_factory, game_uuid, command_data, actor, command_id, expected_version, now
-    )
 
 
 # The command path in three statements (lock, write, commit), in SQL: the ORM's unit of work cost

@@ -3,6 +3,7 @@ event stream, and a listener that survives losing its database connection."""
 
 import asyncio
 import re
+import uuid
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,7 +13,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from app.service import remove_commit_listener
+from app.live import Hub, Room
+from app.service import commands, remove_commit_listener
+from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
 from app.settings import Settings
 
 from .conftest import AsyncTable, LiveServer, next_message
@@ -226,3 +229,29 @@ async def test_compression_keeps_no_state_between_messages(
         for turn in range(3):
             await table.gm_command(type="SetRedAlert", on=turn % 2 == 0)
             assert (await next_message(display))["version"] == turn + 1
+
+
+async def test_a_notify_is_held_while_this_process_has_a_command_in_flight_on_the_game() -> None:
+    """Our own commit's NOTIFY can arrive before run_command has kept the new state; pushing then
+    would read the state back from the database. It is held until the command settles, then
+    dropped if `committed` already announced that version, else pushed."""
+    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
+    rounds: list[int] = []
+    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
+    game = uuid.uuid4()
+    hub._rooms[game] = Room(game, wanted=4)
+    add_settle_listener(hub._settled)
+    try:
+        with commands._running_here(game):  # the command committed and announced itself
+            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:5")
+            assert rounds == []
+            hub._want(game, 5)
+        assert rounds == [5]  # once, not again for the held echo
+        with commands._running_here(game):  # it failed after its COMMIT went out
+            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6")
+            assert rounds == [5]
+        assert rounds == [5, 6]
+        hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:7")  # nothing in flight: at once
+        assert rounds == [5, 6, 7]
+    finally:
+        remove_settle_listener(hub._settled)
