@@ -1,0 +1,75 @@
+"""One command at rest: how long `run_command` takes, lock to commit, with nothing else running.
+
+Starts an embedded PostgreSQL in a temporary directory, creates a skirmish game and has the GM
+send messages one after another (each a full command: lock the game row, apply the rules, write
+state + event + command + NOTIFY, commit, keep the hot copy). Prints the median and the 90th
+percentile, leaving out the first 100 (connections and prepared statements warming up).
+
+    .venv/bin/python bench/command_cost.py             # 600 commands
+    .venv/bin/python bench/command_cost.py --commands 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app import service
+from app.db.embedded import start_embedded, stop_embedded
+from app.db.migrate import upgrade
+from app.db.session import create_engine, create_session_factory
+from app.rules import Actor
+
+WARMUP = 100
+
+
+async def measure(url: str, commands: int) -> list[float]:
+    engine = create_engine(url)
+    try:
+        sessions = create_session_factory(engine)
+        game_id, _, _ = await service.create_game(sessions, "skirmish", 1)
+        times = []
+        for i in range(commands + WARMUP):
+            start = time.perf_counter()
+            await service.run_command(
+                sessions,
+                game_id,
+                {"type": "SendMessage", "text": f"message {i % 7}"},
+                Actor.gm(),
+                command_id=str(uuid.uuid4()),
+            )
+            times.append(time.perf_counter() - start)
+        return times[WARMUP:]
+    finally:
+        await engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commands", type=int, default=600)
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="bridgecrew-command-"))
+    try:
+        url = start_embedded(workdir / "pg").url()
+        upgrade(url)
+        times = sorted(asyncio.run(measure(url, args.commands)))
+        print(
+            f"run_command, {len(times)} commands: median {statistics.median(times) * 1000:.2f} ms,"
+            f" p90 {times[int(len(times) * 0.9)] * 1000:.2f} ms"
+        )
+    finally:
+        stop_embedded(workdir / "pg")
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
