@@ -1,7 +1,7 @@
 """What the live hub spends rendering panels, command by command, per screen and panel.
 
 Plays bot games in the engine alone (no database, no server), the way
-tests/server/test_live_panels.py does: skirmish, three seated stations plus the bot's choices,
+tests/server/test_live_panels.py does: skirmish, four seated stations plus the bot's choices,
 StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a message and red alert
 now and then. After each command every screen (each seat's station, the GM, the projector) is
 brought up to date through a Hub's `_panels`, exactly as a push round does; each panel that is
@@ -29,7 +29,7 @@ from app.content import load_catalogue
 from app.live import Hub, Room
 from app.rules import apply, new_game
 from app.rules import commands as c
-from app.rules.bot import table_command
+from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 
 State = dict[str, Any]
@@ -38,16 +38,7 @@ State = dict[str, Any]
 def seated(seed: int) -> tuple[State, list[str]]:
     catalogue = load_catalogue()
     state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=seed))
-    characters = list(catalogue.characters)
-    seats = []
-    for i, station in enumerate(list(state["ships"]["kestrel"]["stations"])[:4]):
-        seat = f"seat-{i}"
-        command = c.SeatCrew(
-            ship="kestrel", station=station, seat=seat, name=f"P{i}", character=characters[i]
-        )
-        state = canonical(apply(state, command)[0])
-        seats.append(seat)
-    return state, seats
+    return seat_table(state, "kestrel", 4, list(catalogue.characters), canonical)
 
 
 def play(state: State, rng: random.Random, steps: int) -> list[tuple[str, State]]:

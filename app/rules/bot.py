@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from .commands import (
@@ -13,6 +14,7 @@ from .commands import (
     Command,
     EndCombat,
     PassOrder,
+    SeatCrew,
     SendMessage,
     StartTurn,
     SubmitOrder,
@@ -138,3 +140,24 @@ def table_command(state: State, rng: random.Random, step: int) -> Command:
         return propose(state, ship, station, rng, actor)
     ship = next(k for k, p in state["allocation"]["ships"].items() if not p["answered"])
     return AllocateDamage(ship=ship, allocations={}, actor=Actor.gm())
+
+
+def seat_table(
+    state: State,
+    ship_id: str,
+    count: int,
+    characters: list[str],
+    settle: Callable[[State], State] = lambda state: state,
+) -> tuple[State, list[str]]:
+    """Seat players seat-0, seat-1, ... at the first `count` stations of one ship, each with the
+    next of `characters`. `settle` is applied to each state in between (the service's
+    `canonical`, so the states are those a server would hold). Returns the state and seat ids."""
+    seats = []
+    for i, station in enumerate(list(state["ships"][ship_id]["stations"])[:count]):
+        seat = f"seat-{i}"
+        command = SeatCrew(
+            ship=ship_id, station=station, seat=seat, name=f"P{i}", character=characters[i]
+        )
+        state = settle(apply(state, command)[0])
+        seats.append(seat)
+    return state, seats

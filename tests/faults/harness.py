@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 from sqlalchemy import column, select, text
@@ -293,7 +293,27 @@ async def next_message(socket_: Any, within: float = 10.0) -> dict[str, Any]:
             return dict(message)
 
 
-class ViewWatcher:
+class _Background:
+    """A watcher's loop as a task: started, and stopped by cancelling it."""
+
+    _task: asyncio.Task[None] | None = None
+    _name = "watch"
+
+    def start(self) -> Self:
+        self._task = asyncio.create_task(self._run(), name=self._name)
+        return self
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        raise NotImplementedError
+
+
+class ViewWatcher(_Background):
     """A screen (display, GM or a seat's phone) on /ws/<audience>/<game>?format=json, reconnecting
     after every drop, remembering each connection's first message and the newest one."""
 
@@ -312,17 +332,7 @@ class ViewWatcher:
         self.last_error = ""
         self.odd_errors: list[str] = []
         self.changed = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> ViewWatcher:
-        self._task = asyncio.create_task(self._run(), name=f"watch-{self.audience}")
-        return self
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        self._name = f"watch-{audience}"
 
     async def _run(self) -> None:
         while True:
@@ -386,7 +396,7 @@ class ViewWatcher:
         return False
 
 
-class EventWatcher:
+class EventWatcher(_Background):
     """A prop on /ws/events/<game>?after=N: after a drop it resumes from the version before the
     last one it saw (that version may have come only in part) and drops what it already has."""
 
@@ -397,17 +407,7 @@ class EventWatcher:
         self.redelivered = 0
         self.connects = 0
         self.last_version = 0
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> EventWatcher:
-        self._task = asyncio.create_task(self._run(), name="watch-events")
-        return self
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        self._name = "watch-events"
 
     async def _run(self) -> None:
         while True:

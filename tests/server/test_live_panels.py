@@ -13,7 +13,7 @@ from app.content import load_catalogue
 from app.live import Hub, Room
 from app.rules import apply, new_game
 from app.rules import commands as c
-from app.rules.bot import table_command
+from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 
 pytestmark = pytest.mark.skipif(not live.HTML_AVAILABLE, reason="no HTML renderer")
@@ -27,16 +27,7 @@ def render_push(audience: str, view: dict[str, Any]) -> str:
 def seated(seed: int) -> tuple[dict[str, Any], list[str]]:
     catalogue = load_catalogue()
     state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=seed))
-    characters = list(catalogue.characters)
-    seats = []
-    for i, station in enumerate(list(state["ships"]["kestrel"]["stations"])[:3]):
-        seat = f"seat-{i}"
-        command = c.SeatCrew(
-            ship="kestrel", station=station, seat=seat, name=f"P{i}", character=characters[i]
-        )
-        state = canonical(apply(state, command)[0])
-        seats.append(seat)
-    return state, seats
+    return seat_table(state, "kestrel", 3, list(catalogue.characters), canonical)
 
 
 def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str, Any]]:
