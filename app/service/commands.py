@@ -208,13 +208,13 @@ async def _run_once(
         deadline = deadline_columns(
             state, version, (row.deadline_at, row.deadline_kind, row.deadline_version)
         )
-        blob = hot.encode(state)
+        packed = hot.pack(state)
         stamp = datetime.now(UTC)
         await connection.execute(
             _WRITE,
             {
                 "game_id": game_id,
-                "state": blob.decode(),
+                "state": packed.text(),
                 "version": version,
                 "stamp": stamp,
                 "deadline_at": deadline[0],
@@ -227,7 +227,7 @@ async def _run_once(
                 "payload": f"{game_id}:{version}",
             },
         )
-    hot.HOT.remember(game_id, version, stamp, blob)
+    hot.HOT.remember(game_id, version, stamp, packed)
     committed(game_id, version)
     return CommandResult(version, events, state)
 
@@ -250,14 +250,14 @@ async def locked_state(
 ) -> State:
     """The locked game's state, canonical: this process's copy of that exact version (and write
     stamp) if it has one, else read from the row."""
-    blob = hot.HOT.recall(game_id, version, stamp)
-    if blob is None:
+    state = hot.HOT.recall(game_id, version, stamp)
+    if state is None:
         stored = await session.scalar(select(Game.state).where(Game.id == game_id))
         if stored is None:
             raise no_such_game()
-        blob = hot.encode(stored)
-        hot.HOT.remember(game_id, version, stamp, blob)
-    state: State = hot.decode(blob)
+        packed = hot.pack(stored)
+        hot.HOT.remember(game_id, version, stamp, packed)
+        state = packed.state()
     return state
 
 

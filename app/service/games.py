@@ -133,8 +133,8 @@ async def load_state(
         if row is None:
             raise no_such_game()
         version = row.version
-        blob = hot.HOT.recall(key, version, row.updated_at)
-        if blob is None:
+        state = hot.HOT.recall(key, version, row.updated_at)
+        if state is None:
             full = (
                 await session.execute(
                     select(Game.version, Game.updated_at, Game.state).where(Game.id == key)
@@ -142,9 +142,9 @@ async def load_state(
             ).one_or_none()
             if full is None:
                 raise no_such_game()
-            version, blob = full.version, hot.encode(full.state)
-            hot.HOT.remember(key, version, full.updated_at, blob)
-    state: State = hot.decode(blob)
+            version, packed = full.version, hot.pack(full.state)
+            hot.HOT.remember(key, version, full.updated_at, packed)
+            state = packed.state()
     return version, state
 
 
@@ -155,8 +155,7 @@ async def newest_state(
     committed (or read) a version at least `at_least` (the newest one it was told about)."""
     entry = hot.HOT.latest(game_id)
     if entry is not None and entry.version >= at_least:
-        state: State = hot.decode(entry.blob)
-        return entry.version, state
+        return entry.version, entry.state()
     return await load_state(session_factory, game_id)
 
 

@@ -8,9 +8,15 @@ and its version numbers), so an entry also carries the row's `updated_at`, which
 
 Bytes, not dicts: a state is ~50 KB as JSON and ~180 KB as Python objects, and decoding gives
 every caller its own copy, so nobody can change what another reads. They are kept compressed
-(zlib level 1: ~8 KB; 0.1 ms to pack, 0.05 ms to unpack). They are canonical (keys sorted),
-which the engine needs: it iterates dicts, and the same commands must draw the same dice
-whichever way the state reached it.
+(zlib level 1). They are canonical (keys sorted), which the engine needs: it iterates dicts, and
+the same commands must draw the same dice whichever way the state reached it.
+
+The card catalogue is kept apart. `state["cards"]` is over half of a state's JSON, is built once
+when the game is created and is never changed (the engine shares it between versions: SHARED in
+app/rules/engine.py). So each distinct catalogue is interned once per process, as one dict and
+its canonical JSON, and every state using it holds that same dict. A command then encodes,
+compresses and decodes only the rest of the state; PostgreSQL still gets the whole state, the
+catalogue's bytes put in front of the rest's.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from typing import Any
 import orjson
 
 _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+CARDS = "cards"
+State = dict[str, Any]
 
 
 def encode(data: Any) -> bytes:
@@ -42,15 +50,104 @@ def canonical(data: Any) -> Any:
     return orjson.loads(orjson.dumps(data, option=_CANONICAL))
 
 
+# --- Card catalogues -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CardSet:
+    """One interned card catalogue: the dict every state using it shares (never to be changed),
+    and its canonical JSON."""
+
+    cards: dict[str, Any]
+    blob: bytes
+
+
+class CardSets:
+    """The distinct card catalogues this process has seen. A game's catalogue comes from its
+    scenario and the content files, so a server holds a handful; the registry is bounded all the
+    same (imports may bring their own), and entries already made keep their sets alive."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self._limit = limit
+        self._by_blob: dict[bytes, CardSet] = {}
+        self._by_id: dict[int, CardSet] = {}  # id(set.cards) -> set: the engine hands it back
+        self._lock = threading.Lock()
+
+    def intern(self, cards: dict[str, Any]) -> CardSet:
+        """The set for this catalogue: found by identity when `cards` is an interned dict (every
+        command's case), else by content, else made (a canonical copy of `cards`)."""
+        with self._lock:
+            found = self._by_id.get(id(cards))
+            if found is not None and found.cards is cards:
+                return found
+        blob = encode(cards)
+        with self._lock:
+            found = self._by_blob.get(blob)
+            if found is None:
+                if len(self._by_blob) >= self._limit:
+                    self._by_blob.clear()
+                    self._by_id.clear()
+                found = CardSet(decode(blob), blob)
+                self._by_blob[blob] = found
+                self._by_id[id(found.cards)] = found
+            return found
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._by_blob)
+
+
+CARD_SETS = CardSets()
+
+
+@dataclass(frozen=True, eq=False)
+class Packed:
+    """A state ready to store: the canonical JSON of all but its cards, and its card set (None
+    for a state without cards)."""
+
+    rest: bytes
+    cards: CardSet | None
+
+    def text(self) -> str:
+        """The whole state as JSON text, for PostgreSQL (JSONB keeps no key order, so the
+        catalogue simply goes first)."""
+        if self.cards is None:
+            return self.rest.decode()
+        tail = b"}" if self.rest == b"{}" else b"," + self.rest[1:]
+        return (b'{"cards":' + self.cards.blob + tail).decode()
+
+    def state(self) -> State:
+        return unpack(self.rest, self.cards)
+
+
+def pack(state: State, card_sets: CardSets = CARD_SETS) -> Packed:
+    cards = state.get(CARDS)
+    if not isinstance(cards, dict):
+        return Packed(encode(state), None)
+    return Packed(encode({k: v for k, v in state.items() if k != CARDS}), card_sets.intern(cards))
+
+
+def unpack(rest: bytes, cards: CardSet | None) -> State:
+    """A fresh canonical state (top-level keys sorted too) sharing the interned catalogue."""
+    state: State = decode(rest)
+    if cards is None:
+        return state
+    state[CARDS] = cards.cards
+    return dict(sorted(state.items()))
+
+
+# --- The states ----------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Entry:
     version: int
     stamp: datetime | None  # the row's updated_at when this version was written
-    packed: bytes  # the canonical JSON, compressed
+    packed: bytes  # the canonical JSON of all but the cards, compressed
+    cards: CardSet | None
 
-    @property
-    def blob(self) -> bytes:
-        return zlib.decompress(self.packed)
+    def state(self) -> State:
+        return unpack(zlib.decompress(self.packed), self.cards)
 
 
 class HotStates:
@@ -63,14 +160,14 @@ class HotStates:
         self._lock = threading.Lock()
 
     def remember(
-        self, game_id: uuid.UUID, version: int, stamp: datetime | None, blob: bytes
+        self, game_id: uuid.UUID, version: int, stamp: datetime | None, packed: Packed
     ) -> None:
         """Call only with a committed version. An older version never replaces a newer one."""
         with self._lock:
             old = self._entries.get(game_id)
             if old is not None and old.version > version:
                 return
-        entry = Entry(version, stamp, zlib.compress(blob, 1))  # outside the lock: 0.1 ms
+        entry = Entry(version, stamp, zlib.compress(packed.rest, 1), packed.cards)  # unlocked
         with self._lock:
             old = self._entries.get(game_id)
             if old is not None:
@@ -84,14 +181,15 @@ class HotStates:
                 _, dropped = self._entries.popitem(last=False)
                 self._bytes -= len(dropped.packed)
 
-    def recall(self, game_id: uuid.UUID, version: int, stamp: datetime | None) -> bytes | None:
-        """The state at exactly this version and write stamp, if this process has it."""
+    def recall(self, game_id: uuid.UUID, version: int, stamp: datetime | None) -> State | None:
+        """The state at exactly this version and write stamp, if this process has it (a fresh
+        copy: the caller may change it, all but its cards)."""
         with self._lock:
             entry = self._entries.get(game_id)
             if entry is None or entry.version != version or entry.stamp != stamp:
                 return None
             self._entries.move_to_end(game_id)
-        return entry.blob
+        return entry.state()
 
     def latest(self, game_id: uuid.UUID) -> Entry | None:
         with self._lock:

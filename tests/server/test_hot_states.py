@@ -1,39 +1,65 @@
 """This process's copy of each game's newest state: used only for the very version (and write)
-the row holds, never older than what it has, bounded in size."""
+the row holds, never older than what it has, bounded in size; each card catalogue kept once."""
 
+import random
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import text
+import orjson
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.models import Game
 from app.rules import Actor
+from app.rules.bot import table_command
 from app.service import create_game, load_state, run_command
-from app.service.hot import HOT, HotStates, canonical, decode, encode
+from app.service.commands import command_fields
+from app.service.hot import HOT, CardSets, HotStates, canonical, encode, pack
 
 Sessions = async_sessionmaker[AsyncSession]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+CARDS = {"c2": {"value": 2, "kind": "fire"}, "c1": {"value": 1, "kind": "move"}}
 
 
 def test_a_copy_is_given_only_for_its_own_version_and_write_stamp() -> None:
     hot, game = HotStates(), uuid.uuid4()
-    hot.remember(game, 3, T0, encode({"b": 1, "a": [1, 2]}))
-    assert decode(hot.recall(game, 3, T0) or b"") == {"a": [1, 2], "b": 1}
+    hot.remember(game, 3, T0, pack({"b": 1, "a": [1, 2]}))
+    assert hot.recall(game, 3, T0) == {"a": [1, 2], "b": 1}
     assert hot.recall(game, 4, T0) is None  # another process moved it on
     assert hot.recall(game, 3, T0 + timedelta(microseconds=1)) is None  # rewritten (an import)
-    hot.remember(game, 2, T0, encode({"old": True}))  # late: never replaces a newer version
+    hot.remember(game, 2, T0, pack({"old": True}))  # late: never replaces a newer version
     latest = hot.latest(game)
     assert latest is not None and latest.version == 3
 
 
 def test_copies_are_canonical_and_every_reader_gets_its_own() -> None:
-    data = {"z": {"y": 1, "x": 2}, 3: "three", "a": None}
-    assert list(canonical(data)) == ["3", "a", "z"] and list(canonical(data)["z"]) == ["x", "y"]
+    data = {"z": {"y": 1, "x": 2}, 3: "three", "cards": CARDS, "a": None}
+    assert list(canonical(data)) == ["3", "a", "cards", "z"]
+    assert list(canonical(data)["z"]) == ["x", "y"]
     hot, game = HotStates(), uuid.uuid4()
-    hot.remember(game, 1, T0, encode(data))
-    first = decode(hot.recall(game, 1, T0) or b"")
+    hot.remember(game, 1, T0, pack(data))
+    first = hot.recall(game, 1, T0)
+    assert first is not None
+    assert list(first) == ["3", "a", "cards", "z"] and list(first["cards"]) == ["c1", "c2"]
     first["z"]["y"] = 99
-    assert decode(hot.recall(game, 1, T0) or b"")["z"]["y"] == 1
+    again = hot.recall(game, 1, T0)
+    assert again is not None and again["z"]["y"] == 1 and again == canonical(data)
+
+
+def test_a_card_catalogue_is_kept_once_and_shared_by_every_state_using_it() -> None:
+    sets = CardSets()
+    one = pack({"turn": 1, "cards": orjson.loads(orjson.dumps(CARDS))}, sets)
+    two = pack({"turn": 2, "cards": dict(reversed(list(CARDS.items())))}, sets)
+    assert one.cards is not None and one.cards is two.cards and len(sets) == 1
+    assert b"c1" not in one.rest  # a command's own bytes leave the catalogue out
+    state = one.state()
+    assert state["cards"] is one.cards.cards  # the very dict: the engine hands it back ...
+    assert pack({**state, "turn": 3}, sets).cards is one.cards  # ... and it is found by identity
+    # PostgreSQL gets the whole state, catalogue included; a different catalogue is another set.
+    assert orjson.loads(one.text()) == {"turn": 1, "cards": CARDS}
+    assert orjson.loads(pack({"cards": CARDS}, sets).text()) == {"cards": CARDS}
+    other = pack({"cards": {"c1": {"value": 9, "kind": "move"}}}, sets)
+    assert other.cards is not one.cards and len(sets) == 2
 
 
 def test_the_oldest_games_are_dropped_past_the_size_limit() -> None:
@@ -41,9 +67,30 @@ def test_the_oldest_games_are_dropped_past_the_size_limit() -> None:
     games = [uuid.uuid4() for _ in range(6)]
     noise = [str(uuid.uuid4()) for _ in range(400)]  # ~15 KB of JSON, ~8 KB compressed
     for game in games:
-        hot.remember(game, 1, T0, encode({"noise": noise, "game": str(game)}))
+        hot.remember(game, 1, T0, pack({"noise": noise, "game": str(game), "cards": CARDS}))
     kept = [game for game in games if hot.latest(game) is not None]
     assert kept and kept == games[-len(kept) :] and len(kept) < len(games)
+
+
+async def test_whole_games_keep_the_row_the_copy_and_the_shared_catalogue_alike(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=11)
+    rng = random.Random(11)
+    for step in range(60):  # turns with every station's orders, hits, allocations, undo points
+        _, state = await load_state(session_factory, game_id)
+        command = table_command(state, rng, step)
+        await run_command(
+            session_factory, game_id, command_fields(command), command.actor,
+            command_id=f"step-{step}",
+        )
+    latest = HOT.latest(game_id)
+    assert latest is not None and latest.cards is not None
+    async with session_factory() as session:
+        row = (await session.execute(select(Game.state).where(Game.id == game_id))).scalar_one()
+    assert row["turn"] >= 2 and latest.state() == canonical(row)
+    assert encode(latest.cards.cards) == latest.cards.blob  # nothing changed the shared catalogue
+    assert encode(latest.cards.cards) == encode(row["cards"])
 
 
 async def test_a_row_changed_behind_this_process_is_read_again(session_factory: Sessions) -> None:
