@@ -132,14 +132,17 @@ class Connection:
         asyncio.get_running_loop().create_task(close())
 
     async def send_forever(self) -> None:
-        for text in self.welcome:
-            await self.websocket.send_text(text)
-        self.welcome = []
+        # Each message is let go once sent: this frame waits here for the socket's whole life,
+        # and a variable left holding its last message (a welcome is a whole screen, ~30 KB)
+        # kept it alive as long (bench/load.py: ~29 KB per socket at connect).
+        while self.welcome:
+            await self.websocket.send_text(self.welcome.pop(0))
         while True:
             version, event, text = await self.outbox.get()
-            if event and version is not None and version <= self.events_from:
-                continue  # the welcome already covered it
-            await self.websocket.send_text(text)
+            # Events the welcome already covered are skipped.
+            if not (event and version is not None and version <= self.events_from):
+                await self.websocket.send_text(text)
+            del text
 
 
 @dataclass(eq=False)

@@ -100,12 +100,14 @@ if os.environ.get("BENCH_GC_LOG"):  # each collection of the oldest generation, 
                       file=sys.stderr, flush=True)
     gc.callbacks.append(watch)
 if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the last SIGUSR1
-    import signal, tracemalloc
+    import os, signal, tracemalloc
     tracemalloc.start(int(os.environ["BENCH_TRACEMALLOC"]))
     last = [tracemalloc.take_snapshot()]
     def dump(*_):
         now = tracemalloc.take_snapshot()
-        stats = now.compare_to(last[0], "traceback")
+        # BENCH_TRACEMALLOC=1: by line; deeper: by where the allocation came from
+        group = "lineno" if os.environ["BENCH_TRACEMALLOC"] == "1" else "traceback"
+        stats = now.compare_to(last[0], group)
         last[0] = now
         total = sum(s.size_diff for s in stats)
         print(f"tracemalloc: {total / 1024:.0f} KB more", file=sys.stderr)
@@ -789,6 +791,10 @@ class Run:
         if "end" not in "".join(cpu_marks):
             mark("end")
         rss_after = sum(s.rss() for s in servers)
+        if os.environ.get("BENCH_TRACEMALLOC"):  # and what the load left behind
+            for server in servers:
+                server.process.send_signal(signal.SIGUSR1)
+            await asyncio.sleep(3)
         check = await self._check(games, pools[first.port]) if real else "n/a"
         for g in games:
             g.closing = True

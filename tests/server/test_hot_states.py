@@ -81,7 +81,10 @@ async def test_whole_games_keep_the_row_the_copy_and_the_shared_catalogue_alike(
         _, state = await load_state(session_factory, game_id)
         command = table_command(state, rng, step)
         await run_command(
-            session_factory, game_id, command_fields(command), command.actor,
+            session_factory,
+            game_id,
+            command_fields(command),
+            command.actor,
             command_id=f"step-{step}",
         )
     latest = HOT.latest(game_id)

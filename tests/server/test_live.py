@@ -3,8 +3,10 @@ event stream, and a listener that survives losing its database connection."""
 
 import asyncio
 import re
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -13,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from app.live import Hub, Room
+from app.live import Connection, Hub, Room
 from app.service import commands, remove_commit_listener
 from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
 from app.settings import Settings
@@ -255,3 +257,29 @@ async def test_a_notify_is_held_while_this_process_has_a_command_in_flight_on_th
         assert rounds == [5, 6, 7]
     finally:
         remove_settle_listener(hub._settled)
+
+
+async def test_a_socket_lets_go_of_each_message_once_sent() -> None:
+    """A socket's sender waits for its whole life; it must not keep its welcome (a whole screen)
+    or its last push alive meanwhile (bench/load.py measures memory per socket)."""
+    sent: asyncio.Queue[int] = asyncio.Queue()
+
+    class Sink:
+        async def send_text(self, message: str) -> None:
+            sent.put_nowait(len(message))
+
+    welcome, push = "w" * 30_000 + str(uuid.uuid4()), "p" * 5_000 + str(uuid.uuid4())
+    alone = sys.getrefcount(push)  # only this test's own reference
+    sink: Any = Sink()
+    connection = Connection(sink, "station", ("seat", "s1"), "html", welcome=[welcome])
+    sender = asyncio.create_task(connection.send_forever())
+    try:
+        assert await asyncio.wait_for(sent.get(), 5) == len(welcome)
+        await asyncio.sleep(0.01)  # the sender waits for the next push now
+        assert sys.getrefcount(welcome) == alone
+        connection.offer(1, push)
+        assert await asyncio.wait_for(sent.get(), 5) == len(push)
+        await asyncio.sleep(0.01)
+        assert sys.getrefcount(push) == alone
+    finally:
+        sender.cancel()
