@@ -42,6 +42,7 @@ from app.service.commands import (
     in_flight_here,
     remove_settle_listener,
 )
+from app.service.seats import SEATS_ENDED, forget_tokens, seats_ended
 
 _render_html: Callable[[str, dict[str, Any]], str] | None
 _render_panels: Callable[[str, dict[str, Any], Any], str] | None
@@ -504,6 +505,7 @@ class Hub:
                 connection.add_termination_listener(on_lost)
                 await connection.add_listener(NOTIFY_CHANNEL, self._on_notify)
                 self.listening, delay = True, 0.5
+                forget_tokens()  # seats may have ended while nobody listened
                 self.resync_all()
                 # asyncpg notices a dead server only when it talks to it: ask now and then.
                 while not lost.is_set():
@@ -525,6 +527,12 @@ class Hub:
 
     def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game, _, version = payload.partition(":")
+        if game == SEATS_ENDED:  # "seats:<game id>": who that game's tokens are has changed
+            try:
+                seats_ended(uuid.UUID(version))
+            except ValueError:
+                log.warning("ignoring odd notification %r", payload)
+            return
         try:
             game_id, number = uuid.UUID(game), int(version)
         except ValueError:

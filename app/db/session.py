@@ -1,5 +1,7 @@
 """Engines and session factories, and where the database is (DATABASE_URL or the embedded one)."""
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -68,6 +70,18 @@ def _connect(
     except OSError as error:
         dbapi = dialect.loaded_dbapi
         raise dbapi.OperationalError(f"cannot reach the database: {error}", error) from error
+
+
+@contextlib.asynccontextmanager
+async def reading(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """A session whose statements each run on their own (autocommit): for reads that are one
+    statement, or several that need not agree with each other. Each costs one round trip, where a
+    session's transaction would add two (BEGIN before the first statement, ROLLBACK after the
+    last): on a read that phones and pushes make all the time, that is half its time in the
+    database (bench/load.py). Never write through it."""
+    async with factory() as session:
+        await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        yield session
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -9,11 +9,13 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import IntegrityError
 
 from app.content import load_catalogue
 from app.db.models import Event, Game
+from app.db.session import reading
 from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
 
 from . import hot
@@ -93,7 +95,7 @@ async def create_game(
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:
-    async with session_factory() as session:
+    async with reading(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.id, Game.join_code, Game.scenario, Game.version).where(
@@ -109,7 +111,7 @@ async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -
 async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> GameInfo | None:
     """The game a phone joins by its code (typed in any case, spaces ignored)."""
     code = "".join(join_code.split()).upper()
-    async with session_factory() as session:
+    async with reading(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.id, Game.join_code, Game.scenario, Game.version).where(
@@ -120,32 +122,44 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
     return GameInfo(*row) if row else None
 
 
+# The row's version and write stamp, and its 50 KB state only when this process does not hold that
+# very version already: one statement, one round trip.
+_READ_STATE = text(
+    "SELECT version, updated_at,"
+    " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE state END"
+    " AS state FROM games WHERE id = :game_id"
+).columns(state=JSONB)
+
+
 async def load_state(
     session_factory: SessionFactory, game_id: uuid.UUID | str
 ) -> tuple[int, State]:
-    """The committed (version, state), canonical. Never show it as it is: go through `view_for`.
-    The row's version is always read; its 50 KB state only when this process lacks that version."""
+    """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
     key = game_key(game_id)
-    async with session_factory() as session:
-        row = (
-            await session.execute(select(Game.version, Game.updated_at).where(Game.id == key))
-        ).one_or_none()
-        if row is None:
-            raise no_such_game()
-        version = row.version
-        state = hot.HOT.recall(key, version, row.updated_at)
-        if state is None:
-            full = (
+    known = hot.HOT.latest(key)
+    while True:
+        async with reading(session_factory) as session:
+            row = (
                 await session.execute(
-                    select(Game.version, Game.updated_at, Game.state).where(Game.id == key)
+                    _READ_STATE,
+                    {
+                        "game_id": key,
+                        "known_version": -1 if known is None else known.version,
+                        "known_stamp": None if known is None else known.stamp,
+                    },
                 )
             ).one_or_none()
-            if full is None:
-                raise no_such_game()
-            version, packed = full.version, hot.pack(full.state)
-            hot.HOT.remember(key, version, full.updated_at, packed)
-            state = packed.state()
-    return version, state
+        if row is None:
+            raise no_such_game()
+        if row.state is None:  # this process holds that version
+            state = hot.HOT.recall(key, row.version, row.updated_at)
+            if state is not None:
+                return row.version, state
+            known = None  # a newer version replaced that copy meanwhile: read the row's state
+            continue
+        packed = hot.pack(row.state)
+        hot.HOT.remember(key, row.version, row.updated_at, packed)
+        return row.version, packed.state()
 
 
 async def newest_state(
@@ -186,7 +200,7 @@ async def events_after(
     """(current version, events after version `after` as this viewer may see them), each with its
     version and seq so a client can resume from the last one it saw."""
     version, state = await load_state(session_factory, game_id)
-    async with session_factory() as session:
+    async with reading(session_factory) as session:
         rows = await session.scalars(
             select(Event)
             .where(Event.game_id == game_key(game_id), Event.version > after)

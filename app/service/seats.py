@@ -14,13 +14,21 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
+from app.db.session import reading
 from app.rules import Actor
 
-from .commands import SessionFactory, apply_locked, committed, game_key, lock_game
+from .commands import (
+    NOTIFY_CHANNEL,
+    SessionFactory,
+    apply_locked,
+    committed,
+    game_key,
+    lock_game,
+)
 from .errors import ServiceError
 from .games import token_hash
 
@@ -40,17 +48,23 @@ class SeatInfo:
         return ("seat", str(self.id))
 
 
-# --- Who a token is: one query, then remembered for a few seconds --------------------------------
+# --- Who a token is: one query, then remembered ------------------------------------------------
 #
-# Every command and page asks. A freed seat is forgotten at once in this process; another process
-# may still take its token for TOKEN_SECONDS, which gives nothing away: a freed seat's id is no
-# longer at any station, so the engine refuses its orders and its view holds no cards.
+# Every command and page asks. Who a token is changes only when seats end (a new seat brings a new
+# token): the transaction that ends them also sends SEATS_ENDED on the notification channel, so
+# every process forgets that game's tokens as soon as it commits (this one at once, the others when
+# their LISTEN connection hears it). A process whose LISTEN connection was away forgets every token
+# when it is back (`forget_tokens()`), as notices may have been missed meanwhile; TOKEN_SECONDS
+# bounds the rest. Even a stale answer would give nothing away: a freed seat's id is no longer at
+# any station, so the engine refuses its orders and its view holds no cards.
 
-TOKEN_SECONDS = 10.0
+TOKEN_SECONDS = 300.0
 TOKEN_CACHE_SIZE = 20_000
+SEATS_ENDED = "seats"  # the notice's payload is "seats:<game id>"
 Owner = Literal["gm"] | SeatInfo
 _owners: dict[tuple[uuid.UUID, str], tuple[float, Owner]] = {}
 _owners_lock = threading.Lock()
+_forgotten = 0  # how many times tokens were forgotten: an answer read before that is not kept
 SeatListener = Callable[[uuid.UUID], None]
 _seat_listeners: list[SeatListener] = []
 
@@ -70,9 +84,10 @@ async def token_owner(
     now = time.monotonic()
     with _owners_lock:
         cached = _owners.get((key, hashed))
+        asked_after = _forgotten
     if cached is not None and cached[0] > now:
         return cached[1]
-    async with session_factory() as session:
+    async with reading(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.gm_token_hash, Seat)
@@ -96,6 +111,8 @@ async def token_owner(
         owner = _info(row[1]) if row[1] is not None else None
     if owner is not None:
         with _owners_lock:
+            if _forgotten != asked_after:  # seats ended while we asked: this may be stale
+                return owner
             if len(_owners) >= TOKEN_CACHE_SIZE:
                 _owners.clear()
             _owners[(key, hashed)] = (now + TOKEN_SECONDS, owner)
@@ -112,12 +129,31 @@ def remove_seat_listener(listener: SeatListener) -> None:
         _seat_listeners.remove(listener)
 
 
-def _seats_ended(game_id: uuid.UUID) -> None:
+def forget_tokens(game_id: uuid.UUID | None = None) -> None:
+    """Forget who tokens are, for one game or all: the next use of each asks the database."""
+    global _forgotten
     with _owners_lock:
-        for cached in [k for k in _owners if k[0] == game_id]:
-            del _owners[cached]
+        _forgotten += 1
+        if game_id is None:
+            _owners.clear()
+        else:
+            for cached in [k for k in _owners if k[0] == game_id]:
+                del _owners[cached]
+
+
+def seats_ended(game_id: uuid.UUID) -> None:
+    """Seats of this game were ended, here or in another process (its SEATS_ENDED notice)."""
+    forget_tokens(game_id)
     for listener in list(_seat_listeners):
         listener(game_id)
+
+
+async def _tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
+    """Every process hears it when this transaction commits (and only if it does)."""
+    await session.execute(
+        text("SELECT pg_notify(:channel, :payload)"),
+        {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
+    )
 
 
 def _info(seat: Seat) -> SeatInfo:
@@ -155,6 +191,8 @@ async def create_seat(
             f"seat:{seat_id}",
         )
         ended = await _end_claims(session, key, ship, station)
+        if ended:
+            await _tell_seats_ended(session, key)
         session.add(
             Seat(
                 id=seat_id,
@@ -167,7 +205,7 @@ async def create_seat(
             )
         )
     if ended:
-        _seats_ended(key)
+        seats_ended(key)
     committed(key, result.version)
     return seat_id, token
 
@@ -188,10 +226,11 @@ async def revoke_seat(
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
         seat.revoked_at = datetime.now(UTC)
+        await _tell_seats_ended(session, key)
         version, fresh = await _unseat_if_manned(
             session, game, seat.ship, seat.station, str(seat.id)
         )
-    _seats_ended(key)
+    seats_ended(key)
     if fresh:
         committed(key, version)
     return version
@@ -209,10 +248,12 @@ async def free_seat(
         ended = await _end_claims(session, key, ship, station)
         if crew is None and not ended:
             raise ServiceError("STATION_EMPTY", "Nobody holds that station.", 409)
+        if ended:
+            await _tell_seats_ended(session, key)
         version, fresh = await _unseat_if_manned(
             session, game, ship, station, crew["seat"] if crew else None
         )
-    _seats_ended(key)
+    seats_ended(key)
     if fresh:
         committed(key, version)
     return version

@@ -4,8 +4,11 @@ the row holds, never older than what it has, bounded in size; each card catalogu
 import random
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import orjson
+import pytest
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -117,3 +120,67 @@ async def test_a_row_changed_behind_this_process_is_read_again(session_factory: 
         session_factory, game_id, {"type": "SendMessage", "text": "hi"}, Actor.gm(), command_id="b"
     )
     assert again.state["red_alert"] is False  # applied to the row's state, not the stale copy
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What asyncpg sends PostgreSQL from now on, in order: BEGIN, COMMIT and ROLLBACK, and the
+    first word of each statement (SQLAlchemy runs them all as prepared statements)."""
+    sent: list[str] = []
+    for method, word in (("start", "BEGIN"), ("commit", "COMMIT"), ("rollback", "ROLLBACK")):
+        original = getattr(asyncpg.transaction.Transaction, method)
+
+        async def logged(self: Any, *args: Any, _run: Any = original, _word: str = word) -> Any:
+            sent.append(_word)
+            return await _run(self, *args)
+
+        monkeypatch.setattr(asyncpg.transaction.Transaction, method, logged)
+    fetch = asyncpg.prepared_stmt.PreparedStatement.fetch
+
+    async def fetched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(self.get_query().split()[0].upper())
+        return await fetch(self, *args, **kwargs)
+
+    monkeypatch.setattr(asyncpg.prepared_stmt.PreparedStatement, "fetch", fetched)
+    return sent
+
+
+async def test_reading_a_state_is_one_statement_and_no_transaction(
+    session_factory: Sessions, wire: list[str]
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=4)
+    await run_command(
+        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
+    )
+    wire.clear()
+    version, state = await load_state(session_factory, game_id)  # held here: no state sent
+    assert (version, state["red_alert"]) == (1, True)
+    HOT.forget(game_id)
+    assert (await load_state(session_factory, game_id))[1] == state  # not held: read from the row
+    assert wire == ["SELECT", "SELECT"]
+    # A transaction is still one where the service needs one.
+    await run_command(
+        session_factory, game_id, {"type": "SendMessage", "text": "hi"}, Actor.gm(), command_id="b"
+    )
+    assert wire[2] == "BEGIN" and wire[-1] == "COMMIT"
+
+
+async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
+    session_factory: Sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=5)
+    await run_command(
+        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
+    )
+    real_recall = HOT.recall
+    misses = []
+
+    def replaced_once(*args: Any) -> Any:
+        if not misses:  # as if a newer command of this process had just replaced the copy
+            misses.append(args)
+            return None
+        return real_recall(*args)
+
+    monkeypatch.setattr(HOT, "recall", replaced_once)
+    version, state = await load_state(session_factory, game_id)
+    assert misses and (version, state["red_alert"]) == (1, True)

@@ -135,6 +135,38 @@ async def test_a_command_sent_to_one_process_reaches_a_socket_on_the_other(
             assert pushed["version"] == 1 and pushed["view"]["game"]["red_alert"] is True
 
 
+async def test_a_seat_freed_through_one_process_stops_its_token_on_the_other_at_once(
+    servers: Callable[[str], Server],
+) -> None:
+    """Each process remembers who a token is (300 s); ending a seat tells every process."""
+    first, second = servers("first"), servers("second")
+    await asyncio.gather(first.ready(), second.ready())
+    async with (
+        httpx.AsyncClient(base_url=first.http, timeout=10) as one,
+        httpx.AsyncClient(base_url=second.http, timeout=10) as other,
+    ):
+        game = await new_game(one)
+        seated = await one.post(
+            f"/api/games/{game.id}/seats",
+            json={"ship": "kestrel", "station": "pilot", "name": "Ayo"},
+        )
+        assert seated.status_code == 201, seated.text
+        seat = {"Authorization": f"Bearer {seated.json()['seat_token']}"}
+        view = await other.get(f"/api/games/{game.id}/view", headers=seat)
+        assert view.status_code == 200 and view.json()["view"]["me"] is not None  # remembered
+        seat_id = seated.json()["seat_id"]
+        freed = await one.delete(f"/api/games/{game.id}/seats/{seat_id}", headers=game.gm)
+        assert freed.status_code == 200, freed.text
+        refused = None
+        for _ in range(40):  # the notice takes milliseconds; the memory would last minutes
+            refused = await other.get(f"/api/games/{game.id}/view", headers=seat)
+            if refused.status_code != 200:
+                break
+            await asyncio.sleep(0.05)
+        assert refused is not None and refused.status_code == 401, refused and refused.text
+        assert refused.json()["code"] == "BAD_TOKEN"
+
+
 async def test_sigkilled_server_restarts_with_every_acknowledged_command_and_expires_once(
     servers: Callable[[str], Server], session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
