@@ -73,12 +73,14 @@ def _connect(
 
 
 @contextlib.asynccontextmanager
-async def reading(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
-    """A session whose statements each run on their own (autocommit): for reads that are one
-    statement, or several that need not agree with each other. Each costs one round trip, where a
-    session's transaction would add two (BEGIN before the first statement, ROLLBACK after the
-    last): on a read that phones and pushes make all the time, that is half its time in the
-    database (bench/load.py). Never write through it."""
+async def autocommit(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """A session whose statements each commit on their own, with no transaction around them.
+
+    For reads that are one statement, or several that need not agree with each other; and for a
+    write that is one statement (PostgreSQL applies a statement whole or not at all). Each costs
+    one round trip, where a transaction adds two (BEGIN before the first statement, COMMIT or
+    ROLLBACK after the last): on reads that phones and pushes make all the time, and on the
+    command path, that is half their time in the database (bench/load.py)."""
     async with factory() as session:
         await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         yield session

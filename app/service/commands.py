@@ -21,10 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Event, Game
+from app.db.session import autocommit
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
 from . import hot
 from .errors import ServiceError, no_such_game
+from .hot import Deadline
 
 log = logging.getLogger(__name__)
 
@@ -137,99 +139,172 @@ async def run_command(
     seconds) is the clock the engine sees: time.time() unless a sweeper or a test says."""
     game_uuid = game_key(game_id)
     check_command_id(command_id)
+    now = time.time() if now is None else now
+    asked = _Asked(game_uuid, command_data, actor, command_id, expected_version, now)
     with _running_here(game_uuid):
+        done = await _run_on_copy(session_factory, asked)
+        if done is not None:
+            return done
         try:
-            return await _run_once(
-                session_factory, game_uuid, command_data, actor, command_id, expected_version, now
-            )
+            return await _run_locked(session_factory, asked)
         except IntegrityError as error:
             # The same command id sent twice at once: the second waited for the game's lock,
             # but its check for an earlier command had looked before the first one committed.
             # Now it sees it, and answers as any retry does.
             if "pk_applied_commands" not in str(error.orig):
                 raise
-        return await _run_once(
-            session_factory, game_uuid, command_data, actor, command_id, expected_version, now
-        )
+        return await _run_locked(session_factory, asked)
 
 
-# The command path in three statements (lock, write, commit), in SQL: the ORM's unit of work cost
-# more CPU than the rules engine and the database together (docs/performance.md).
+@dataclasses.dataclass(frozen=True)
+class _Asked:
+    """One call of run_command: which game, what, who, its id, and the clock the engine sees."""
+
+    game_id: uuid.UUID
+    data: dict[str, Any]
+    actor: Actor
+    command_id: str
+    expected_version: int | None
+    now: float
+
+
+# A command takes one of two paths. Most often this process holds the game's newest version (it
+# wrote or read it last): the command is applied to that copy and written in one statement that
+# applies only if the row is still at that version and write stamp, one round trip in all. Else,
+# or when that statement finds the row moved on, the command locks the row, applies to the row's
+# state and writes in a transaction (BEGIN, lock, write, COMMIT). Both write with _WRITE.
 _LOCK = text(
-    "SELECT g.version, g.updated_at, g.deadline_kind, g.deadline_at, g.deadline_version,"
+    "SELECT g.version, g.updated_at, g.deadline_at, g.deadline_kind, g.deadline_version,"
     " (SELECT a.version FROM applied_commands a"
     "  WHERE a.game_id = g.id AND a.command_id = :command_id) AS earlier"
     " FROM games g WHERE g.id = :game_id FOR UPDATE OF g"
 )
 # The new state, the events, the command (for retries and replay_state), and the NOTIFY that
-# tells every process (PostgreSQL delivers it at commit; only ids, never state).
+# tells every process (PostgreSQL delivers it at commit; only ids, never state): all of it only
+# if the row is at the version and write stamp the command was applied to, and then it returns a
+# row. The PRIMARY KEY of applied_commands refuses a command id used before, and the statement
+# with it.
 _WRITE = text(
     "WITH game AS ("
     "  UPDATE games SET state = CAST(:state AS jsonb), version = :version,"
     "   updated_at = :stamp, deadline_at = :deadline_at, deadline_kind = :deadline_kind,"
     "   deadline_version = :deadline_version"
-    "  WHERE id = :game_id),"
+    "  WHERE id = :game_id AND version = :base_version AND updated_at = :base_stamp"
+    "  RETURNING id),"
     " events AS ("
     "  INSERT INTO events (game_id, version, seq, type, data)"
-    "  SELECT :game_id, :version, e.ord - 1, e.data ->> 'type', e.data"
-    "  FROM jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
+    "  SELECT game.id, :version, e.ord - 1, e.data ->> 'type', e.data"
+    "  FROM game, jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
     " command AS ("
     "  INSERT INTO applied_commands (game_id, command_id, version, result)"
-    "  VALUES (:game_id, :command_id, :version, CAST(:result AS jsonb)))"
-    " SELECT pg_notify(:channel, :payload)"
+    "  SELECT game.id, :command_id, :version, CAST(:result AS jsonb) FROM game)"
+    " SELECT pg_notify(:channel, :payload) FROM game"
 )
 
 
-async def _run_once(
-    session_factory: SessionFactory,
-    game_id: uuid.UUID,
-    command_data: dict[str, Any],
-    actor: Actor,
-    command_id: str,
-    expected_version: int | None,
-    now: float | None,
-) -> CommandResult:
-    async with session_factory() as session, session.begin():
-        connection = await session.connection()
-        row = (
-            await connection.execute(_LOCK, {"game_id": game_id, "command_id": command_id})
-        ).one_or_none()
-        if row is None:
-            raise no_such_game()
-        state = await locked_state(session, game_id, row.version, row.updated_at)
-        if row.earlier is not None:
-            earlier = await session.get(AppliedCommand, (game_id, command_id))
-            assert earlier is not None  # the game is locked: it cannot have gone
-            return await _earlier_result(session, game_id, state, earlier, command_data, actor)
-        check_version(row.version, expected_version)
-        now = time.time() if now is None else now
-        command, state, events = _apply(state, command_data, actor, now)
-        version = row.version + 1
-        deadline = deadline_columns(
-            state, version, (row.deadline_at, row.deadline_kind, row.deadline_version)
-        )
-        packed = hot.pack(state)
-        stamp = datetime.now(UTC)
-        await connection.execute(
+@dataclasses.dataclass(frozen=True)
+class _Applied:
+    """A command applied to the state at `base` (version, write stamp), ready to be written."""
+
+    asked: _Asked
+    base: tuple[int, datetime | None]
+    command: Any
+    state: State
+    events: list[dict[str, Any]]
+    deadline: Deadline
+    packed: hot.Packed = dataclasses.field(repr=False)
+    stamp: datetime = dataclasses.field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def version(self) -> int:
+        return self.base[0] + 1
+
+    @classmethod
+    def make(
+        cls,
+        game_state: State,
+        base: tuple[int, datetime | None],
+        current_deadline: Deadline,
+        asked: _Asked,
+    ) -> _Applied:
+        command, state, events = _apply(game_state, asked.data, asked.actor, asked.now)
+        deadline = deadline_columns(state, base[0] + 1, current_deadline)
+        return cls(asked, base, command, state, events, deadline, hot.pack(state))
+
+    async def write(self, session: AsyncSession) -> bool:
+        """Whether the row was still at `base`, and so now holds this."""
+        game_id = self.asked.game_id
+        written = await session.execute(
             _WRITE,
             {
                 "game_id": game_id,
-                "state": packed.text(),
-                "version": version,
-                "stamp": stamp,
-                "deadline_at": deadline[0],
-                "deadline_kind": deadline[1],
-                "deadline_version": deadline[2],
-                "events": _json(events),
-                "command_id": command_id,
-                "result": _json(applied_record(command, actor, now)),
+                "base_version": self.base[0],
+                "base_stamp": self.base[1],
+                "state": self.packed.text(),
+                "version": self.version,
+                "stamp": self.stamp,
+                "deadline_at": self.deadline[0],
+                "deadline_kind": self.deadline[1],
+                "deadline_version": self.deadline[2],
+                "events": _json(self.events),
+                "command_id": self.asked.command_id,
+                "result": _json(applied_record(self.command, self.asked.actor, self.asked.now)),
                 "channel": NOTIFY_CHANNEL,
-                "payload": f"{game_id}:{version}",
+                "payload": f"{game_id}:{self.version}",
             },
         )
-    hot.HOT.remember(game_id, version, stamp, packed)
-    committed(game_id, version)
-    return CommandResult(version, events, state)
+        return written.first() is not None
+
+    def done(self) -> CommandResult:
+        """After the commit: keep the new version here and hand it to the hub."""
+        game_id = self.asked.game_id
+        hot.HOT.remember(game_id, self.version, self.stamp, self.packed, self.deadline)
+        committed(game_id, self.version)
+        return CommandResult(self.version, self.events, self.state)
+
+
+async def _run_on_copy(session_factory: SessionFactory, asked: _Asked) -> CommandResult | None:
+    """The command on this process's copy of the game, written in one statement; None whenever
+    that cannot settle it (no copy, the row moved on, the command refused or its id used
+    before): the locked path then decides, on the row's own state."""
+    entry = hot.HOT.latest(asked.game_id)
+    if entry is None or entry.deadline is None:
+        return None
+    if asked.expected_version not in (None, entry.version):
+        return None
+    try:
+        applied = _Applied.make(entry.state(), (entry.version, entry.stamp), entry.deadline, asked)
+    except ServiceError:
+        return None  # perhaps refused only because this copy is behind the row
+    try:
+        async with autocommit(session_factory) as session:
+            if not await applied.write(session):
+                return None
+    except IntegrityError:
+        return None  # most likely a retry: the locked path answers it as one
+    return applied.done()
+
+
+async def _run_locked(session_factory: SessionFactory, asked: _Asked) -> CommandResult:
+    game_id = asked.game_id
+    async with session_factory() as session, session.begin():
+        connection = await session.connection()
+        row = (
+            await connection.execute(_LOCK, {"game_id": game_id, "command_id": asked.command_id})
+        ).one_or_none()
+        if row is None:
+            raise no_such_game()
+        current: Deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
+        state = await locked_state(session, game_id, row.version, row.updated_at, current)
+        if row.earlier is not None:
+            earlier = await session.get(AppliedCommand, (game_id, asked.command_id))
+            assert earlier is not None  # the game is locked: it cannot have gone
+            return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
+        check_version(row.version, asked.expected_version)
+        applied = _Applied.make(state, (row.version, row.updated_at), current, asked)
+        if not await applied.write(session):  # the row is locked: it cannot have moved
+            raise RuntimeError(f"game {game_id} changed under its lock")
+    return applied.done()
 
 
 def _json(data: Any) -> str:
@@ -246,7 +321,11 @@ async def lock_game(session: AsyncSession, game_id: uuid.UUID) -> Game:
 
 
 async def locked_state(
-    session: AsyncSession, game_id: uuid.UUID, version: int, stamp: datetime | None
+    session: AsyncSession,
+    game_id: uuid.UUID,
+    version: int,
+    stamp: datetime | None,
+    deadline: Deadline | None = None,
 ) -> State:
     """The locked game's state, canonical: this process's copy of that exact version (and write
     stamp) if it has one, else read from the row."""
@@ -256,7 +335,7 @@ async def locked_state(
         if stored is None:
             raise no_such_game()
         packed = hot.pack(stored)
-        hot.HOT.remember(game_id, version, stamp, packed)
+        hot.HOT.remember(game_id, version, stamp, packed, deadline)
         state = packed.state()
     return state
 
@@ -388,9 +467,6 @@ def canonical(data: Any) -> Any:
     iterates dicts (ships, orders), so both the live path and replay_state feed `apply` sorted
     states: the same commands then draw the same dice in the same order."""
     return hot.canonical(data)
-
-
-Deadline = tuple[datetime | None, str | None, int | None]  # deadline_at, _kind, _version
 
 
 def deadline_columns(state: State, version: int, current: Deadline) -> Deadline:

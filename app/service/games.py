@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.content import load_catalogue
 from app.db.models import Event, Game
-from app.db.session import reading
+from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
 
 from . import hot
@@ -95,7 +95,7 @@ async def create_game(
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:
-    async with reading(session_factory) as session:
+    async with autocommit(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.id, Game.join_code, Game.scenario, Game.version).where(
@@ -111,7 +111,7 @@ async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -
 async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> GameInfo | None:
     """The game a phone joins by its code (typed in any case, spaces ignored)."""
     code = "".join(join_code.split()).upper()
-    async with reading(session_factory) as session:
+    async with autocommit(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.id, Game.join_code, Game.scenario, Game.version).where(
@@ -122,10 +122,10 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
     return GameInfo(*row) if row else None
 
 
-# The row's version and write stamp, and its 50 KB state only when this process does not hold that
-# very version already: one statement, one round trip.
+# The row's version, write stamp and deadline, and its 50 KB state only when this process does not
+# hold that very version already: one statement, one round trip.
 _READ_STATE = text(
-    "SELECT version, updated_at,"
+    "SELECT version, updated_at, deadline_at, deadline_kind, deadline_version,"
     " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE state END"
     " AS state FROM games WHERE id = :game_id"
 ).columns(state=JSONB)
@@ -138,7 +138,7 @@ async def load_state(
     key = game_key(game_id)
     known = hot.HOT.latest(key)
     while True:
-        async with reading(session_factory) as session:
+        async with autocommit(session_factory) as session:
             row = (
                 await session.execute(
                     _READ_STATE,
@@ -158,7 +158,8 @@ async def load_state(
             known = None  # a newer version replaced that copy meanwhile: read the row's state
             continue
         packed = hot.pack(row.state)
-        hot.HOT.remember(key, row.version, row.updated_at, packed)
+        deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
+        hot.HOT.remember(key, row.version, row.updated_at, packed, deadline)
         return row.version, packed.state()
 
 
@@ -200,7 +201,7 @@ async def events_after(
     """(current version, events after version `after` as this viewer may see them), each with its
     version and seq so a client can resume from the last one it saw."""
     version, state = await load_state(session_factory, game_id)
-    async with reading(session_factory) as session:
+    async with autocommit(session_factory) as session:
         rows = await session.scalars(
             select(Event)
             .where(Event.game_id == game_key(game_id), Event.version > after)

@@ -139,12 +139,16 @@ def unpack(rest: bytes, cards: CardSet | None) -> State:
 # --- The states ----------------------------------------------------------------------------------
 
 
+Deadline = tuple[datetime | None, str | None, int | None]  # the row's deadline_at, _kind, _version
+
+
 @dataclass(frozen=True)
 class Entry:
     version: int
     stamp: datetime | None  # the row's updated_at when this version was written
     packed: bytes  # the canonical JSON of all but the cards, compressed
     cards: CardSet | None
+    deadline: Deadline | None = None  # the row's deadline columns at this version, if known
 
     def state(self) -> State:
         return unpack(zlib.decompress(self.packed), self.cards)
@@ -160,14 +164,19 @@ class HotStates:
         self._lock = threading.Lock()
 
     def remember(
-        self, game_id: uuid.UUID, version: int, stamp: datetime | None, packed: Packed
+        self,
+        game_id: uuid.UUID,
+        version: int,
+        stamp: datetime | None,
+        packed: Packed,
+        deadline: Deadline | None = None,
     ) -> None:
         """Call only with a committed version. An older version never replaces a newer one."""
         with self._lock:
             old = self._entries.get(game_id)
             if old is not None and old.version > version:
                 return
-        entry = Entry(version, stamp, zlib.compress(packed.rest, 1), packed.cards)  # unlocked
+        entry = Entry(version, stamp, zlib.compress(packed.rest, 1), packed.cards, deadline)
         with self._lock:
             old = self._entries.get(game_id)
             if old is not None:

@@ -18,7 +18,7 @@ from sqlalchemy import and_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
-from app.db.session import reading
+from app.db.session import autocommit
 from app.rules import Actor
 
 from .commands import (
@@ -87,7 +87,7 @@ async def token_owner(
         asked_after = _forgotten
     if cached is not None and cached[0] > now:
         return cached[1]
-    async with reading(session_factory) as session:
+    async with autocommit(session_factory) as session:
         row = (
             await session.execute(
                 select(Game.gm_token_hash, Seat)

@@ -1,6 +1,7 @@
 """This process's copy of each game's newest state: used only for the very version (and write)
 the row holds, never older than what it has, bounded in size; each card catalogue kept once."""
 
+import asyncio
 import random
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import Game
+from app.db.models import AppliedCommand, Game
 from app.rules import Actor
 from app.rules.bot import table_command
 from app.service import create_game, load_state, run_command
@@ -158,11 +159,106 @@ async def test_reading_a_state_is_one_statement_and_no_transaction(
     HOT.forget(game_id)
     assert (await load_state(session_factory, game_id))[1] == state  # not held: read from the row
     assert wire == ["SELECT", "SELECT"]
-    # A transaction is still one where the service needs one.
+
+
+async def stored(session_factory: Sessions, game_id: uuid.UUID) -> tuple[int, Any, list[int]]:
+    """The row's version and state, and the versions of its stored commands."""
+    async with session_factory() as session:
+        game = await session.get(Game, game_id)
+        assert game is not None
+        versions = await session.scalars(
+            select(AppliedCommand.version).where(AppliedCommand.game_id == game_id)
+        )
+        return game.version, canonical(game.state), sorted(versions)
+
+
+async def test_a_command_on_the_copy_held_here_is_one_statement(
+    session_factory: Sessions, wire: list[str]
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=6)
     await run_command(
+        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
+    )
+    assert wire[0] == "BEGIN" and wire[-1] == "COMMIT"  # not held yet: the row is locked
+    wire.clear()
+    result = await run_command(
         session_factory, game_id, {"type": "SendMessage", "text": "hi"}, Actor.gm(), command_id="b"
     )
-    assert wire[2] == "BEGIN" and wire[-1] == "COMMIT"
+    assert wire == ["WITH"]  # state, events, command and NOTIFY, committed on their own
+    assert await stored(session_factory, game_id) == (2, result.state, [1, 2])
+    assert [e["type"] for e in result.events] == ["MessageSent"]
+    again = await run_command(  # a retry: the one statement is refused, the lock answers it
+        session_factory, game_id, {"type": "SendMessage", "text": "hi"}, Actor.gm(), command_id="b"
+    )
+    assert (again.version, again.events) == (2, result.events)
+    assert (await stored(session_factory, game_id))[0] == 2
+
+
+def set_back(game_id: uuid.UUID, entry: Any) -> None:
+    """Make this process's copy of the game an older version, as if another process had moved
+    the row on since."""
+    HOT.forget(game_id)
+    HOT.remember(game_id, entry.version, entry.stamp, pack(entry.state()), entry.deadline)
+
+
+async def test_a_command_on_a_copy_behind_the_row_is_applied_to_the_row(
+    session_factory: Sessions, wire: list[str]
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=7)
+    seat = {"type": "SeatCrew", "ship": "kestrel", "station": "pilot", "name": "Ayo"}
+    system = Actor.system()
+    await run_command(session_factory, game_id, {**seat, "seat": "s1"}, system, command_id="a")
+    behind = HOT.latest(game_id)
+    unseat = {"type": "UnseatCrew", "ship": "kestrel", "station": "pilot"}
+    await run_command(session_factory, game_id, unseat, system, command_id="b")
+    set_back(game_id, behind)  # pilot manned here, free in the row
+    wire.clear()
+    # Refused on the copy (the station is manned there), applied on the row.
+    result = await run_command(
+        session_factory, game_id, {**seat, "seat": "s2"}, system, command_id="c"
+    )
+    assert result.state["ships"]["kestrel"]["stations"]["pilot"]["crew"]["seat"] == "s2"
+    assert wire[0] == "BEGIN"  # nothing was tried without the lock
+    assert await stored(session_factory, game_id) == (3, result.state, [1, 2, 3])
+    # Accepted on the copy, but the row moved on: the one statement changes nothing, then the
+    # lock applies it to the row.
+    set_back(game_id, behind)
+    wire.clear()
+    message = {"type": "SendMessage", "text": "hi"}
+    result = await run_command(session_factory, game_id, message, Actor.gm(), command_id="d")
+    assert wire[:2] == ["WITH", "BEGIN"]
+    assert result.state["ships"]["kestrel"]["stations"]["pilot"]["crew"]["seat"] == "s2"
+    assert await stored(session_factory, game_id) == (4, result.state, [1, 2, 3, 4])
+    # A version the caller expects that only the row has.
+    set_back(game_id, behind)
+    result = await run_command(
+        session_factory, game_id, message, Actor.gm(), command_id="e", expected_version=4
+    )
+    assert result.version == 5
+
+
+async def test_commands_at_once_on_one_copy_all_land_in_order(session_factory: Sessions) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=8)
+    await run_command(
+        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
+    )
+    results = await asyncio.gather(
+        *(
+            run_command(
+                session_factory,
+                game_id,
+                {"type": "SendMessage", "text": f"m{i}"},
+                Actor.gm(),
+                command_id=f"m{i}",
+            )
+            for i in range(8)
+        )
+    )
+    assert sorted(r.version for r in results) == list(range(2, 10))
+    version, state, versions = await stored(session_factory, game_id)
+    assert (version, versions) == (9, list(range(1, 10)))
+    assert state == max(results, key=lambda r: r.version).state
+    assert (await load_state(session_factory, game_id)) == (9, state)
 
 
 async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(

@@ -96,17 +96,17 @@ async def test_a_token_read_while_seats_ended_is_not_remembered(
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
     seat_id, token = await create_seat(session_factory, game_id, "kestrel", "comms", "Ada")
     seats.forget_tokens()
-    reading = seats.reading
+    autocommit = seats.autocommit
 
     @contextlib.asynccontextmanager
     async def notice_meanwhile(factory: Sessions) -> AsyncIterator[AsyncSession]:
-        async with reading(factory) as session:
+        async with autocommit(factory) as session:
             seats.seats_ended(game_id)  # as another process's notice would arrive
             yield session
 
-    monkeypatch.setattr(seats, "reading", notice_meanwhile)
+    monkeypatch.setattr(seats, "autocommit", notice_meanwhile)
     assert await seat_by_token(session_factory, game_id, token) is not None
-    monkeypatch.setattr(seats, "reading", reading)
+    monkeypatch.setattr(seats, "autocommit", autocommit)
     # The seat ends behind this process's back (no notice): a kept answer would still say yes.
     async with session_factory() as session, session.begin():
         await session.execute(update(Seat).where(Seat.id == seat_id).values(revoked_at=func.now()))
