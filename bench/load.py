@@ -27,6 +27,7 @@ its CPU is reported.
     .venv/bin/python bench/load.py                      # 100 games, 200 commands/s, 30 s each
     .venv/bin/python bench/load.py --games 20 --rate 50 --duration 10 --runs one,baseline
     .venv/bin/python bench/load.py --profile /tmp/prof  # py-spy records each server process
+    BENCH_PHASES=1 .venv/bin/python bench/load.py --rate 30 --runs two  # where a POST's time goes
 """
 
 from __future__ import annotations
@@ -119,10 +120,69 @@ if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the
                   file=sys.stderr)
         sys.stderr.flush()
     signal.signal(signal.SIGUSR1, dump)
+if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, its write, answered
+    import contextvars, time, uvicorn.config, uvicorn.importer
+    load_app, now = uvicorn.importer.import_from_string, time.perf_counter
+    marks_of = contextvars.ContextVar("bench_phases")
+    def timed(fn, key):
+        async def run(*args, **kwargs):
+            start = now()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                marks = marks_of.get(None)
+                if marks is not None:
+                    marks[key] = (start, now())
+        return run
+    def with_phases(target):
+        inner = load_app(target)
+        if target != "app.main:app":
+            return inner
+        import app.service as service, app.service.commands as commands
+        service.run_command = timed(service.run_command, "command")
+        commands._Applied.write = timed(commands._Applied.write, "write")
+        async def app(scope, receive, send):
+            if scope["type"] != "http" or not scope["path"].endswith("/commands"):
+                return await inner(scope, receive, send)
+            marks = {"in": now()}
+            marks_of.set(marks)
+            async def answer(message):
+                if message["type"] == "http.response.body" and not message.get("more_body"):
+                    if "command" in marks and "write" in marks:
+                        print("bench-phases", marks["in"], *marks["command"], *marks["write"],
+                              now(), file=sys.stderr, flush=True)
+                await send(message)
+            await inner(scope, receive, answer)
+        return app
+    uvicorn.importer.import_from_string = uvicorn.config.import_from_string = with_phases
 from uvicorn.main import main
 sys.argv[0] = "uvicorn"
 main()
 """
+
+
+def phases(log: Path) -> str:
+    """BENCH_PHASES=1: where the first server's POST /commands spent its time, p50 of each part
+    (warm-up included; commands refused or answered as retries are left out)."""
+    rows = [
+        [float(x) for x in line.split()[1:]]
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith("bench-phases ")
+    ]
+    if not rows:
+        return "no POST phases in the server log"
+
+    def p50(values: list[float]) -> str:
+        return f"{sorted(values)[len(values) // 2] * 1000:.2f}"
+
+    # arrived, run_command started and ended, its write statement started and ended, answered
+    return (
+        f"server side of POST /commands, p50 ms over {len(rows)}: before run_command"
+        f" {p50([r[1] - r[0] for r in rows])}, run_command {p50([r[2] - r[1] for r in rows])}"
+        f" (up to its write statement {p50([r[3] - r[1] for r in rows])}, the statement"
+        f" {p50([r[4] - r[3] for r in rows])}, after it {p50([r[2] - r[4] for r in rows])}),"
+        f" answering {p50([r[5] - r[2] for r in rows])}, in all {p50([r[5] - r[0] for r in rows])}"
+    )
 
 
 def free_port() -> int:
@@ -658,6 +718,8 @@ class Run:
         finally:
             for server in servers:
                 server.stop()
+            if os.environ.get("BENCH_PHASES"):
+                print(f"[{name}] {phases(servers[0].log)}", flush=True)
 
     def _database(self, database: str) -> str:
         from app.db.embedded import start_embedded
