@@ -146,13 +146,19 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return sent
 
 
-async def test_reading_a_state_is_one_statement_and_no_transaction(
-    session_factory: Sessions, wire: list[str]
-) -> None:
-    game_id, _, _ = await create_game(session_factory, "skirmish", seed=4)
+async def red_alert_game(session_factory: Sessions, seed: int) -> uuid.UUID:
+    """A new skirmish after one GM command (red alert on): at version 1."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=seed)
     await run_command(
         session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
     )
+    return game_id
+
+
+async def test_reading_a_state_is_one_statement_and_no_transaction(
+    session_factory: Sessions, wire: list[str]
+) -> None:
+    game_id = await red_alert_game(session_factory, seed=4)
     wire.clear()
     version, state = await load_state(session_factory, game_id)  # held here: no state sent
     assert (version, state["red_alert"]) == (1, True)
@@ -176,6 +182,7 @@ async def test_a_command_on_the_copy_held_here_is_one_statement(
     session_factory: Sessions, wire: list[str]
 ) -> None:
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=6)
+    wire.clear()
     await run_command(
         session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
     )
@@ -238,10 +245,7 @@ async def test_a_command_on_a_copy_behind_the_row_is_applied_to_the_row(
 
 
 async def test_commands_at_once_on_one_copy_all_land_in_order(session_factory: Sessions) -> None:
-    game_id, _, _ = await create_game(session_factory, "skirmish", seed=8)
-    await run_command(
-        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
-    )
+    game_id = await red_alert_game(session_factory, seed=8)
     results = await asyncio.gather(
         *(
             run_command(
@@ -264,10 +268,7 @@ async def test_commands_at_once_on_one_copy_all_land_in_order(session_factory: S
 async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
     session_factory: Sessions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game_id, _, _ = await create_game(session_factory, "skirmish", seed=5)
-    await run_command(
-        session_factory, game_id, {"type": "SetRedAlert", "on": True}, Actor.gm(), command_id="a"
-    )
+    game_id = await red_alert_game(session_factory, seed=5)
     real_recall = HOT.recall
     misses = []
 
