@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import AppliedCommand, Event, Game, Seat
+from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
 from app.service.games import JOIN_ALPHABET
 
 FORMAT = "bridgecrew-game"
@@ -55,7 +55,8 @@ async def export_game(session_factory: async_sessionmaker[AsyncSession], game_re
             .order_by(AppliedCommand.version))).all()
         return {
             "format": FORMAT, "format_version": FORMAT_VERSION,
-            "game": _row(game),
+            # The whole state, catalogue included, as format 1 has always carried it.
+            "game": {**_row(game, skip=("cards",)), "state": game.whole_state},
             "events": [_row(e, skip=("id", "game_id")) for e in events],
             "seats": [_row(s, skip=("game_id",)) for s in seats],
             "applied_commands": [_row(c, skip=("game_id",)) for c in commands],
@@ -104,9 +105,10 @@ async def import_game(session_factory: async_sessionmaker[AsyncSession],
         join_code = g["join_code"]
         while await session.scalar(select(Game.id).where(Game.join_code == join_code)):
             join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
+        state, cards = stored_state(g["state"])
         session.add(Game(
             id=game_id, join_code=join_code, scenario=g["scenario"], seed=g["seed"],
-            version=g["version"], state=g["state"], gm_token_hash=g["gm_token_hash"],
+            version=g["version"], state=state, cards=cards, gm_token_hash=g["gm_token_hash"],
             deadline_at=_parse_time(g.get("deadline_at")), deadline_kind=g.get("deadline_kind"),
             deadline_version=g.get("deadline_version"), created_at=_parse_time(g["created_at"])))
         await session.flush()

@@ -1,11 +1,12 @@
 """The Alembic migrations build exactly the tables app.db.models describes, and undo cleanly."""
 
 import asyncio
+import json
 from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Connection, inspect, pool
+from sqlalchemy import Connection, inspect, pool, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.migrate import current_head, downgrade, upgrade
@@ -58,3 +59,38 @@ async def test_upgrade_downgrade_upgrade_round_trip(empty_db_url: str) -> None:
     upgrade(empty_db_url)  # from inside the running loop: must not raise
     assert await _inspect(empty_db_url, _diff) == []
     assert await _inspect(empty_db_url, _revision) == current_head()
+
+
+async def _sql(url: str, statement: str, **params: Any) -> Any:
+    engine = create_async_engine(url, poolclass=pool.NullPool)
+    try:
+        async with engine.begin() as conn:
+            result = await conn.execute(text(statement), params)
+            return result.all() if result.returns_rows else None
+    finally:
+        await engine.dispose()
+
+
+async def test_the_card_catalogue_moves_to_its_own_column_and_back(empty_db_url: str) -> None:
+    """0002 takes each game's catalogue out of its state into `cards`; undone, it goes back."""
+    await asyncio.to_thread(upgrade, empty_db_url, "0001")
+    whole = {"turn": 3, "cards": {"c1": {"value": 1}}, "ships": {"kestrel": {"x": 2}}}
+    bare = {"turn": 1}  # a state without a catalogue stays as it is
+    for join_code, state in (("AAAA", whole), ("BBBB", bare)):
+        await _sql(
+            empty_db_url,
+            "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash)"
+            " VALUES (gen_random_uuid(), :code, 'skirmish', 1, CAST(:state AS jsonb), 'h')",
+            code=join_code,
+            state=json.dumps(state),
+        )
+    read = "SELECT join_code, state, cards FROM games ORDER BY join_code"
+
+    await asyncio.to_thread(upgrade, empty_db_url)
+    assert await _sql(empty_db_url, read) == [
+        ("AAAA", {"turn": 3, "ships": {"kestrel": {"x": 2}}}, {"c1": {"value": 1}}),
+        ("BBBB", bare, None),
+    ]
+    await asyncio.to_thread(downgrade, empty_db_url, "0001")
+    read = "SELECT join_code, state FROM games ORDER BY join_code"
+    assert await _sql(empty_db_url, read) == [("AAAA", whole), ("BBBB", bare)]

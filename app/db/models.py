@@ -1,4 +1,5 @@
-"""The tables. A game's whole state is one JSONB document; events are its append-only history."""
+"""The tables. A game's state is a JSONB document, its card catalogue in a column of its own
+(written once); events are its append-only history."""
 
 import uuid
 from datetime import datetime
@@ -52,7 +53,8 @@ class Game(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     # Bumped by every applied command; a client holding an older version is behind.
     version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
-    state: Mapped[JSON]
+    state: Mapped[JSON]  # the whole state but its card catalogue: see whole_state
+    cards: Mapped[JSON | None]  # the card catalogue, written once: the engine never changes it
     gm_token_hash: Mapped[str]
     created_at: Mapped[datetime] = _created_at()
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
@@ -61,6 +63,26 @@ class Game(Base):
     deadline_at: Mapped[datetime | None]
     deadline_kind: Mapped[str | None]
     deadline_version: Mapped[int | None]
+
+    @property
+    def whole_state(self) -> JSON:
+        return whole_state(self.state, self.cards)
+
+
+CARDS = "cards"
+
+
+def whole_state(state: JSON, cards: JSON | None) -> JSON:
+    """A game's state as the engine knows it: the `state` column with `cards` put back."""
+    return state if cards is None else {**state, CARDS: cards}
+
+
+def stored_state(whole: JSON) -> tuple[JSON, JSON | None]:
+    """A whole state as the `state` and `cards` columns hold it."""
+    cards = whole.get(CARDS)
+    if not isinstance(cards, dict):
+        return whole, None
+    return {k: v for k, v in whole.items() if k != CARDS}, cards
 
 
 class Event(Base):

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
-from app.db.models import AppliedCommand, Event, Game
+from app.db.models import AppliedCommand, Event, Game, stored_state, whole_state
 from app.db.session import autocommit
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
@@ -240,7 +240,7 @@ class _Applied:
                 "game_id": game_id,
                 "base_version": self.base[0],
                 "base_stamp": self.base[1],
-                "state": self.packed.text(),
+                "state": self.packed.column(),
                 "version": self.version,
                 "stamp": self.stamp,
                 "deadline_at": self.deadline[0],
@@ -331,10 +331,12 @@ async def locked_state(
     stamp) if it has one, else read from the row."""
     state = hot.HOT.recall(game_id, version, stamp)
     if state is None:
-        stored = await session.scalar(select(Game.state).where(Game.id == game_id))
+        stored = (
+            await session.execute(select(Game.state, Game.cards).where(Game.id == game_id))
+        ).one_or_none()
         if stored is None:
             raise no_such_game()
-        packed = hot.pack(stored)
+        packed = hot.pack(whole_state(*stored))
         hot.HOT.remember(game_id, version, stamp, packed, deadline)
         state = packed.state()
     return state
@@ -354,11 +356,11 @@ async def apply_locked(
     """Apply inside the caller's transaction, with `game` locked (seats, new games: run_command
     is the fast path for everything else). Returns (result, fresh); fresh is False when the
     command_id had been applied before. The caller commits, then calls `committed`. `state` is
-    the game's canonical state when the caller has it (else `game.state` is read)."""
+    the game's canonical state when the caller has it (else the game row's is read)."""
     check_command_id(command_id)
     earlier = await session.get(AppliedCommand, (game.id, command_id))
     if state is None:
-        state = canonical(game.state)
+        state = canonical(game.whole_state)
     if earlier is not None:
         result = await _earlier_result(session, game.id, state, earlier, command_data, actor)
         return result, False
@@ -369,7 +371,9 @@ async def apply_locked(
     game.deadline_at, game.deadline_kind, game.deadline_version = deadline_columns(
         state, version, (game.deadline_at, game.deadline_kind, game.deadline_version)
     )
-    game.state = state
+    game.state, cards = stored_state(state)
+    if game.cards is None and cards is not None:  # else the same catalogue, already stored
+        game.cards = cards
     game.version = version
     game.updated_at = datetime.now(UTC)
     session.add_all(

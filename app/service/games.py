@@ -14,7 +14,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import IntegrityError
 
 from app.content import load_catalogue
-from app.db.models import Event, Game
+from app.db.models import Event, Game, stored_state, whole_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
 
@@ -58,6 +58,7 @@ async def create_game(
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
     state = canonical(new_game(scenario, catalogue, seed=seed))
+    rest, cards = stored_state(state)
     wanted = sorted(set(modules) - set(state["modules"]))
     for attempt in range(20):
         # Four characters are easy to type; a crowded server falls back to six.
@@ -71,7 +72,8 @@ async def create_game(
                     scenario=scenario_id,
                     seed=seed,
                     version=0,
-                    state=state,
+                    state=rest,
+                    cards=cards,
                     gm_token_hash=token_hash(gm_token),
                 )
                 session.add(game)
@@ -122,13 +124,15 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
     return GameInfo(*row) if row else None
 
 
-# The row's version, write stamp and deadline, and its 50 KB state only when this process does not
-# hold that very version already: one statement, one round trip.
+# The row's version, write stamp and deadline, and its state (with the card catalogue) only when
+# this process does not hold that very version already: one statement, one round trip.
 _READ_STATE = text(
     "SELECT version, updated_at, deadline_at, deadline_kind, deadline_version,"
     " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE state END"
-    " AS state FROM games WHERE id = :game_id"
-).columns(state=JSONB)
+    " AS state,"
+    " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE cards END"
+    " AS cards FROM games WHERE id = :game_id"
+).columns(state=JSONB, cards=JSONB)
 
 
 async def load_state(
@@ -157,7 +161,7 @@ async def load_state(
                 return row.version, state
             known = None  # a newer version replaced that copy meanwhile: read the row's state
             continue
-        packed = hot.pack(row.state)
+        packed = hot.pack(whole_state(row.state, row.cards))
         deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
         hot.HOT.remember(key, row.version, row.updated_at, packed, deadline)
         return row.version, packed.state()

@@ -18,8 +18,8 @@ The card catalogue is kept apart. `state["cards"]` is over half of a state's JSO
 when the game is created and is never changed (the engine shares it between versions: SHARED in
 app/rules/engine.py). So each distinct catalogue is interned once per process, as one dict and
 its canonical JSON, and every state using it holds that same dict. A command then encodes,
-compresses and decodes only the rest of the state; PostgreSQL still gets the whole state, the
-catalogue's bytes put in front of the rest's.
+compresses and decodes only the rest of the state, and writes only the rest: the row keeps the
+catalogue in a column of its own, written when the game is made.
 """
 
 from __future__ import annotations
@@ -111,13 +111,10 @@ class Packed:
     rest: bytes
     cards: CardSet | None
 
-    def text(self) -> str:
-        """The whole state as JSON text, for PostgreSQL (JSONB keeps no key order, so the
-        catalogue simply goes first)."""
-        if self.cards is None:
-            return self.rest.decode()
-        tail = b"}" if self.rest == b"{}" else b"," + self.rest[1:]
-        return (b'{"cards":' + self.cards.blob + tail).decode()
+    def column(self) -> str:
+        """The `state` column's JSON text: all but the catalogue, which has a column of its own
+        written once per game (app/db/models.py)."""
+        return self.rest.decode()
 
     def state(self) -> State:
         return unpack(self.rest, self.cards)

@@ -31,7 +31,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from app.content import load_catalogue
-from app.db.models import AppliedCommand, Event, Game
+from app.db.models import AppliedCommand, Event, Game, whole_state
 from app.db.session import create_engine, create_session_factory
 from app.rules import Actor, apply, event_view, new_game, parse_command
 from app.rules.bot import propose, stations_to_order
@@ -454,7 +454,9 @@ async def snapshot(engine: AsyncEngine, game_id: str) -> Snapshot:
         async with conn.begin():
             game = (
                 await conn.execute(
-                    select(Game.version, Game.state, Game.scenario, Game.seed).where(Game.id == key)
+                    select(Game.version, Game.state, Game.cards, Game.scenario, Game.seed).where(
+                        Game.id == key
+                    )
                 )
             ).one()
             applied = (
@@ -473,7 +475,7 @@ async def snapshot(engine: AsyncEngine, game_id: str) -> Snapshot:
             ).all()
     return Snapshot(
         int(game.version),
-        game.state,
+        whole_state(game.state, game.cards),
         game.scenario,
         int(game.seed),
         [(row.command_id, int(row.version), row.result) for row in applied],

@@ -238,10 +238,10 @@ async def test_sigkilled_server_restarts_with_every_acknowledged_command_and_exp
     assert stored.version == len(applied)  # and nothing half-applied
     assert expired == 1
     assert len([c for c in applied if c.startswith("deadline:")]) == 1
-    assert await replay_state(session_factory, stored.id) == stored.state
+    assert await replay_state(session_factory, stored.id) == stored.whole_state
 
     # A projector reconnecting (to either process) sees exactly the stored game.
     async with connect(f"{other.ws}/ws/display/{game.id}?format=json") as display:
         view = await next_message(display)
     assert view["version"] == stored.version
-    assert view["view"] == display_view(stored.state)
+    assert view["view"] == display_view(stored.whole_state)
