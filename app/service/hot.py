@@ -34,8 +34,9 @@ from typing import Any
 
 import orjson
 
+from app.db.models import CARDS, stored_state
+
 _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
-CARDS = "cards"
 State = dict[str, Any]
 
 
@@ -121,10 +122,8 @@ class Packed:
 
 
 def pack(state: State, card_sets: CardSets = CARD_SETS) -> Packed:
-    cards = state.get(CARDS)
-    if not isinstance(cards, dict):
-        return Packed(encode(state), None)
-    return Packed(encode({k: v for k, v in state.items() if k != CARDS}), card_sets.intern(cards))
+    rest, cards = stored_state(state)  # the rest as the `state` column holds it
+    return Packed(encode(rest), None if cards is None else card_sets.intern(cards))
 
 
 def unpack(rest: bytes, cards: CardSet | None) -> State:
