@@ -295,6 +295,11 @@ class Hub:
         if room.pushed < 0:  # the first socket here: later rounds start from its version
             room.pushed = version
         room.wanted = max(room.wanted, version)
+        if room.wanted > room.pushed:
+            # It joined between a commit and the hub hearing of it, and shows a version the
+            # sockets already here do not: bring them up now, as the notice, when it comes, will
+            # find that version wanted already and schedule nothing.
+            self._schedule(room)
 
     # --- Changes ---------------------------------------------------------------------------------
 
