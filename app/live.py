@@ -31,6 +31,7 @@ from app.service import (
     game_info,
     load_state,
     newest_state,
+    notices,
     remove_commit_listener,
     view_for,
 )
@@ -39,6 +40,7 @@ from app.service.commands import (
     SessionFactory,
     Viewer,
     add_settle_listener,
+    follow,
     in_flight_here,
     remove_settle_listener,
 )
@@ -539,12 +541,18 @@ class Hub:
                 log.warning("ignoring odd notification %r", payload)
             return
         try:
-            game_id, number = uuid.UUID(game), int(version)
+            notice = notices.parse(payload)
         except ValueError:
-            log.warning("ignoring odd notification %r", payload)
+            log.warning("ignoring odd notification %r", payload[:200])
             return
+        game_id, number = notice.game_id, notice.version
         room = self._rooms.get(game_id)
-        if room is not None and in_flight_here(game_id):
+        if room is None:
+            return  # nobody here watches that game
+        # Another process's command: apply it to this process's copy rather than read the new
+        # state back when pushing it (and a command here on this game can then take the copy).
+        follow(notice)
+        if in_flight_here(game_id):
             room.held = max(room.held, number)  # see app.service.commands._in_flight
             return
         self._want(game_id, number)

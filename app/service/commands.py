@@ -24,7 +24,7 @@ from app.db.models import AppliedCommand, Event, Game, stored_state, whole_state
 from app.db.session import autocommit
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
-from . import hot
+from . import hot, notices
 from .errors import ServiceError, no_such_game
 from .hot import Deadline
 
@@ -169,7 +169,7 @@ class _Asked:
 
 
 # A command takes one of two paths. Most often this process holds the game's newest version (it
-# wrote or read it last): the command is applied to that copy and written in one statement that
+# wrote, read or followed it last): the command is applied to that copy and written in one statement that
 # applies only if the row is still at that version and write stamp, one round trip in all. Else,
 # or when that statement finds the row moved on, the command locks the row, applies to the row's
 # state and writes in a transaction (BEGIN, lock, write, COMMIT). Both write with _WRITE.
@@ -180,10 +180,10 @@ _LOCK = text(
     " FROM games g WHERE g.id = :game_id FOR UPDATE OF g"
 )
 # The new state, the events, the command (for retries and replay_state), and the NOTIFY that
-# tells every process (PostgreSQL delivers it at commit; only ids, never state): all of it only
-# if the row is at the version and write stamp the command was applied to, and then it returns a
-# row. The PRIMARY KEY of applied_commands refuses a command id used before, and the statement
-# with it.
+# tells every process (PostgreSQL delivers it at commit; it carries the command, never a state:
+# app/service/notices.py): all of it only if the row is at the version and write stamp the
+# command was applied to, and then it returns a row. The PRIMARY KEY of applied_commands refuses
+# a command id used before, and the statement with it.
 _WRITE = text(
     "WITH game AS ("
     "  UPDATE games SET state = CAST(:state AS jsonb), version = :version,"
@@ -213,7 +213,7 @@ class _Applied:
     events: list[dict[str, Any]]
     deadline: Deadline
     packed: hot.Packed = dataclasses.field(repr=False)
-    stamp: datetime = dataclasses.field(default_factory=lambda: datetime.now(UTC))
+    stamp: datetime  # the row's new write stamp
 
     @property
     def version(self) -> int:
@@ -226,14 +226,25 @@ class _Applied:
         base: tuple[int, datetime | None],
         current_deadline: Deadline,
         asked: _Asked,
+        stamp: datetime | None = None,
     ) -> _Applied:
         command, state, events = _apply(game_state, asked.data, asked.actor, asked.now)
         deadline = deadline_columns(state, base[0] + 1, current_deadline)
-        return cls(asked, base, command, state, events, deadline, hot.pack(state))
+        packed = hot.pack(state)
+        return cls(
+            asked, base, command, state, events, deadline, packed, stamp or datetime.now(UTC)
+        )
+
+    def digest(self) -> str:
+        return notices.digest(self.packed.rest, self.deadline)
 
     async def write(self, session: AsyncSession) -> bool:
         """Whether the row was still at `base`, and so now holds this."""
         game_id = self.asked.game_id
+        record = _json(applied_record(self.command, self.asked.actor, self.asked.now))
+        payload = notices.full(
+            game_id, self.version, self.base[1], self.stamp, self.digest(), record
+        )
         written = await session.execute(
             _WRITE,
             {
@@ -248,9 +259,9 @@ class _Applied:
                 "deadline_version": self.deadline[2],
                 "events": _json(self.events),
                 "command_id": self.asked.command_id,
-                "result": _json(applied_record(self.command, self.asked.actor, self.asked.now)),
+                "result": record,
                 "channel": NOTIFY_CHANNEL,
-                "payload": f"{game_id}:{self.version}",
+                "payload": payload,
             },
         )
         return written.first() is not None
@@ -283,6 +294,43 @@ async def _run_on_copy(session_factory: SessionFactory, asked: _Asked) -> Comman
     except IntegrityError:
         return None  # most likely a retry: the locked path answers it as one
     return applied.done()
+
+
+def follow(notice: notices.Notice) -> bool:
+    """Another process's command, applied to this process's copy of the version it was applied
+    to, so that this process holds the new version without reading it back: True when it now
+    does. Only when the copy is of the very row the writer wrote over (version and write stamp),
+    and kept only when the result is the one the writer wrote (its digest); else nothing changes
+    and the state is read from the row when it is wanted, as after a short notice."""
+    if not notice.followable():
+        return False
+    entry = hot.HOT.latest(notice.game_id)
+    if (
+        entry is None
+        or entry.deadline is None
+        or entry.version != notice.version - 1
+        or entry.stamp != notice.base_stamp
+    ):
+        return False
+    try:
+        record = orjson.loads(notice.record)
+        asked = _Asked(
+            notice.game_id, record["command"], Actor(**record["actor"]), "", None, record["now"]
+        )
+        base = (entry.version, entry.stamp)
+        applied = _Applied.make(entry.state(), base, entry.deadline, asked, notice.stamp)
+    except Exception:  # a notice must never break the listener: read the row instead
+        log.warning("could not follow %s:%s", notice.game_id, notice.version, exc_info=True)
+        return False
+    if applied.digest() != notice.digest:
+        log.warning(
+            "following %s:%s gave another state than its writer's; reading it instead",
+            notice.game_id,
+            notice.version,
+        )
+        return False
+    hot.HOT.remember(notice.game_id, notice.version, notice.stamp, applied.packed, applied.deadline)
+    return True
 
 
 async def _run_locked(session_factory: SessionFactory, asked: _Asked) -> CommandResult:
@@ -390,7 +438,7 @@ async def apply_locked(
     )
     await session.execute(
         text("SELECT pg_notify(:channel, :payload)"),
-        {"channel": NOTIFY_CHANNEL, "payload": f"{game.id}:{version}"},
+        {"channel": NOTIFY_CHANNEL, "payload": notices.short(game.id, version)},
     )
     return CommandResult(version, events, state), True
 

@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+import orjson
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -14,7 +15,7 @@ from app import service
 from app.db.models import AppliedCommand, Event, Game
 from app.rules import Actor
 from app.rules.bot import propose, stations_to_order
-from app.service import ServiceError, create_game, create_seat, replay_state, run_command
+from app.service import ServiceError, create_game, create_seat, notices, replay_state, run_command
 from app.service.commands import command_fields
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -185,7 +186,7 @@ async def test_fifty_concurrent_commands_are_serialised_without_lost_updates(
     assert await count(session_factory, AppliedCommand, game_id) == 50
 
 
-async def test_each_commit_notifies_with_only_the_game_and_version(
+async def test_each_commit_notifies_with_the_game_version_and_command_never_the_state(
     session_factory: Sessions, db_url: str
 ) -> None:
     from sqlalchemy import make_url
@@ -204,7 +205,11 @@ async def test_each_commit_notifies_with_only_the_game_and_version(
             await run_command(
                 session_factory, game_id, {"type": "CloseOrders"}, GM, command_id="n2"
             )
-        assert await asyncio.wait_for(heard.get(), 5) == f"{game_id}:1"
+        notice = notices.parse(await asyncio.wait_for(heard.get(), 5))
+        assert (notice.game_id, notice.version) == (game_id, 1)
+        command = orjson.loads(notice.record)["command"]
+        assert (command["type"], command["text"]) == ("SendMessage", "x")
+        assert "ships" not in notice.record and len(notice.record) < 300
         await asyncio.sleep(0.2)
         assert heard.empty()  # a refused command was rolled back, its NOTIFY with it
     finally:

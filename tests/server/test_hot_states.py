@@ -2,23 +2,26 @@
 the row holds, never older than what it has, bounded in size; each card catalogue kept once."""
 
 import asyncio
+import dataclasses
 import random
 import uuid
+import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import orjson
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import make_url, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import AppliedCommand, Game, whole_state
 from app.rules import Actor
 from app.rules.bot import table_command
-from app.service import create_game, load_state, run_command
-from app.service.commands import command_fields
+from app.service import create_game, load_state, notices, run_command
+from app.service.commands import NOTIFY_CHANNEL, command_fields, follow
 from app.service.hot import HOT, CardSets, HotStates, canonical, encode, pack
+from app.service.notices import ORIGIN
 
 Sessions = async_sessionmaker[AsyncSession]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -284,3 +287,150 @@ async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
     monkeypatch.setattr(HOT, "recall", replaced_once)
     version, state = await load_state(session_factory, game_id)
     assert misses and (version, state["red_alert"]) == (1, True)
+
+
+# --- Following another process's commands ----------------------------------------------------
+
+
+@pytest.fixture
+async def heard(db_url: str) -> Any:
+    """The notices committed on this test's database from now on, as PostgreSQL delivers them."""
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(
+        make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    )
+    await listener.add_listener(NOTIFY_CHANNEL, lambda *args: queue.put_nowait(args[3]))
+    yield queue
+    await listener.close()
+
+
+async def written_by_another_process(
+    session_factory: Sessions,
+    heard: asyncio.Queue[str],
+    monkeypatch: pytest.MonkeyPatch,
+    game_id: uuid.UUID,
+    command: dict[str, Any],
+    actor: Actor,
+    command_id: str,
+) -> tuple[Any, notices.Notice]:
+    """Run a command, then put this process's copy back where it was, as if another process had
+    written it: (the copy that command left, its notice as another process would hear it)."""
+    before = HOT.latest(game_id)
+    assert before is not None
+    await run_command(session_factory, game_id, command, actor, command_id=command_id)
+    written = HOT.latest(game_id)
+    notice = notices.parse(await asyncio.wait_for(heard.get(), 5))
+    assert not notice.followable()  # this process's own echo
+    monkeypatch.setattr(notices, "ORIGIN", "another")
+    set_back(game_id, before)
+    return written, notice
+
+
+async def test_a_command_written_elsewhere_is_followed_on_the_copy_here(
+    session_factory: Sessions,
+    heard: asyncio.Queue[str],
+    monkeypatch: pytest.MonkeyPatch,
+    wire: list[str],
+) -> None:
+    game_id = await red_alert_game(session_factory, seed=12)
+    await heard.get()
+    message = {"type": "SendMessage", "text": "Brace"}
+    written, notice = await written_by_another_process(
+        session_factory, heard, monkeypatch, game_id, message, Actor.gm(), "b"
+    )
+    wire.clear()
+    assert follow(notice)
+    followed = HOT.latest(game_id)
+    assert followed is not None and written is not None
+    assert (followed.version, followed.stamp, followed.deadline) == (
+        2,
+        written.stamp,
+        written.deadline,
+    )
+    assert zlib.decompress(followed.packed) == zlib.decompress(written.packed)
+    row_state = (await stored(session_factory, game_id))[1]
+    wire.clear()
+    assert (await load_state(session_factory, game_id))[1] == row_state
+    assert wire == ["SELECT"]  # the read found this version held here: no state came back
+    wire.clear()
+    await run_command(  # and a command here takes the copy: one statement, no lock
+        session_factory, game_id, {"type": "SetRedAlert", "on": False}, Actor.gm(), command_id="c"
+    )
+    assert wire == ["WITH"]
+
+
+async def test_a_notice_is_followed_only_from_the_very_row_it_was_written_over(
+    session_factory: Sessions,
+    heard: asyncio.Queue[str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    game_id = await red_alert_game(session_factory, seed=13)
+    await heard.get()
+    base = HOT.latest(game_id)
+    assert base is not None
+    _, notice = await written_by_another_process(
+        session_factory,
+        heard,
+        monkeypatch,
+        game_id,
+        {"type": "SendMessage", "text": "x"},
+        Actor.gm(),
+        "b",
+    )
+    unfollowable = [
+        notices.Notice(notice.game_id, notice.version),  # the short form
+        dataclasses.replace(notice, base_stamp=base.stamp + timedelta(microseconds=1)),
+        dataclasses.replace(notice, version=notice.version + 1),  # a copy two versions behind
+        dataclasses.replace(notice, digest="0" * 24),  # the writer got another state
+        dataclasses.replace(notice, record='{"command": {"type": "Nonsense"}}'),
+        dataclasses.replace(notice, record="not json"),
+    ]
+    for odd in unfollowable:
+        assert not follow(odd), odd
+        kept = HOT.latest(game_id)
+        assert kept is not None and (kept.version, kept.stamp) == (base.version, base.stamp)
+    assert "gave another state than its writer's" in caplog.text
+    assert follow(notice)  # and the copy left as it was still follows the real one
+
+
+async def test_a_whole_game_written_elsewhere_is_followed_command_by_command(
+    session_factory: Sessions, heard: asyncio.Queue[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=14)
+    rng = random.Random(14)
+    for step in range(60):  # turns: every station's orders, hits, allocations, deadlines
+        monkeypatch.setattr(notices, "ORIGIN", ORIGIN)
+        _, state = await load_state(session_factory, game_id)
+        command = table_command(state, rng, step)
+        written, notice = await written_by_another_process(
+            session_factory,
+            heard,
+            monkeypatch,
+            game_id,
+            command_fields(command),
+            command.actor,
+            f"step-{step}",
+        )
+        assert follow(notice), f"step {step}: {command}"
+        followed = HOT.latest(game_id)
+        assert followed is not None and written is not None
+        assert (followed.stamp, followed.deadline) == (written.stamp, written.deadline)
+        assert followed.state() == written.state()
+    version, state, _ = await stored(session_factory, game_id)
+    assert (await load_state(session_factory, game_id)) == (version, state)
+
+
+def test_notices_read_back_as_written() -> None:
+    game_id, stamp = uuid.uuid4(), datetime(2026, 11, 21, 14, 5, 6, 123456, tzinfo=UTC)
+    payload = notices.full(game_id, 8, stamp, stamp + timedelta(seconds=1), "ab12", '{"a": ":"}')
+    notice = notices.parse(payload)
+    assert notice == notices.Notice(
+        game_id, 8, ORIGIN, stamp, stamp + timedelta(seconds=1), "ab12", '{"a": ":"}'
+    )
+    assert notices.parse(notices.short(game_id, 9)) == notices.Notice(game_id, 9)
+    huge = notices.full(game_id, 8, stamp, stamp, "ab12", "é" * 4000)  # 8000 bytes in UTF-8
+    assert huge == notices.short(game_id, 8)  # PostgreSQL would refuse it: the short form
+    for odd in ("", "x:1", f"{game_id}", f"{game_id}:x", f"{game_id}:1:2", "seats:x"):
+        with pytest.raises(ValueError):
+            notices.parse(odd)

@@ -6,6 +6,7 @@ import re
 import sys
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -19,7 +20,7 @@ from app import live
 from app.content import load_catalogue
 from app.live import Connection, Hub, Room
 from app.rules import new_game
-from app.service import canonical, commands, remove_commit_listener
+from app.service import canonical, commands, notices, remove_commit_listener
 from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
 from app.settings import Settings
 
@@ -260,6 +261,29 @@ async def test_a_notify_is_held_while_this_process_has_a_command_in_flight_on_th
         assert rounds == [5, 6, 7]
     finally:
         remove_settle_listener(hub._settled)
+
+
+async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another process's command is applied to this process's copy (app.service.commands.follow)
+    before the push round, which then finds the new version held here; a game nobody here
+    watches is left alone."""
+    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
+    rounds: list[int] = []
+    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
+    followed: list[notices.Notice] = []
+    monkeypatch.setattr("app.live.follow", lambda notice: followed.append(notice) or True)
+    watched, unwatched = uuid.uuid4(), uuid.uuid4()
+    hub._rooms[watched] = Room(watched, wanted=4)
+    stamp = datetime.now(UTC)
+    for game in (watched, unwatched):
+        payload = notices.full(game, 5, stamp, stamp, "d1", '{"command": {}}')
+        hub._on_notify(None, 0, NOTIFY_CHANNEL, payload)
+    assert [(n.game_id, n.version, n.record) for n in followed] == [(watched, 5, '{"command": {}}')]
+    assert rounds == [5]
+    hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # neither form: ignored
+    assert rounds == [5] and len(followed) == 1
 
 
 async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
