@@ -638,7 +638,8 @@ class Game:
         self.next = 0
         self.sockets: list[Socket] = []
         self.socket_port: list[int] = []  # which server each socket is on
-        self.command_port = 0
+        self.command_port = 0  # where this game's next command goes
+        self.command_ports: list[int] = []  # in turn, one command each
         self.busy = False
         self.backlog: collections.deque[float] = collections.deque()
         self.expect: frozenset[int] = frozenset()
@@ -773,8 +774,14 @@ class Run:
                 ] * per_game
         # Where each socket lives: with two processes, half of each game's screens on each.
         for g in games:
-            # Every command to the first process, or (--spread) each game's to "its" process.
-            g.command_port = servers[g.index % len(servers)].port if args.spread else first.port
+            # Every command to the first process, or (--spread) each game's to "its" process, or
+            # (--alternate) each game's to every process in turn.
+            if args.alternate:
+                g.command_ports = [servers[(g.index + k) % len(servers)].port for k in range(2)]
+            elif args.spread:
+                g.command_ports = [servers[g.index % len(servers)].port]
+            else:
+                g.command_ports = [first.port]
             for i in range(len(AUDIENCES)):
                 if len(servers) == 1:
                     g.socket_port.append(first.port)
@@ -966,6 +973,7 @@ class Run:
     ) -> None:
         loop = asyncio.get_running_loop()
         planned = game.plan[game.next]
+        game.command_port = game.command_ports[game.next % len(game.command_ports)]
         game.next += 1
         game.expect = frozenset(planned.expect)
         game.arrivals = {}
@@ -1295,6 +1303,12 @@ def main() -> None:
         action="store_true",
         help="with two processes, send each game's commands to one of them in turn "
         "(default: every command to the first)",
+    )
+    parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="with two processes, send each game's commands to both in turn, as phones behind "
+        "one address may land on either",
     )
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw stacks to this dir")
     parser.add_argument("--json", default=None, help="also write the figures here")
