@@ -10,11 +10,11 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import and_, select, text, update
+from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
@@ -282,6 +282,55 @@ async def seats_of(session_factory: SessionFactory, game_id: uuid.UUID | str) ->
             .order_by(Seat.created_at)
         )
         return [_info(seat) for seat in seats]
+
+
+# --- Which phones are connected, across processes ----------------------------------------------
+#
+# Each process knows which seats have a station socket open on it (app/web/ws.py, SeatWatch). So
+# that a GM's page answered by any process can tell, each process stamps `last_seen_at` on the
+# seats it holds sockets for, when one connects and every PRESENCE_SECONDS after; and clears it
+# when a seat's last socket there closes. A seat stamped within ONLINE_SECONDS is online. The
+# database's clock decides, so processes need not agree on the time.
+
+PRESENCE_SECONDS = 5.0
+ONLINE_SECONDS = 3 * PRESENCE_SECONDS  # two missed stamps: a process killed without closing
+
+
+async def mark_seen(session_factory: SessionFactory, seat_ids: Iterable[uuid.UUID]) -> None:
+    """These seats have a socket open in this process now."""
+    seats = list(seat_ids)
+    if not seats:
+        return
+    async with autocommit(session_factory) as session:
+        await session.execute(
+            update(Seat)
+            .where(Seat.id.in_(seats), Seat.revoked_at.is_(None))
+            .values(last_seen_at=func.now())
+        )
+
+
+async def mark_gone(session_factory: SessionFactory, seat_ids: Iterable[uuid.UUID]) -> None:
+    """These seats' last sockets in this process closed. A phone already back on another process
+    is stamped again by that process within PRESENCE_SECONDS."""
+    seats = list(seat_ids)
+    if not seats:
+        return
+    async with autocommit(session_factory) as session:
+        await session.execute(update(Seat).where(Seat.id.in_(seats)).values(last_seen_at=None))
+
+
+async def seen_recently(session_factory: SessionFactory, game_id: uuid.UUID | str) -> set[str]:
+    """The ids of a game's live seats that some process holds a socket for."""
+    since = func.now() - timedelta(seconds=ONLINE_SECONDS)
+    async with autocommit(session_factory) as session:
+        seats = await session.scalars(
+            select(Seat.id).where(
+                Seat.game_id == game_key(game_id),
+                Seat.revoked_at.is_(None),
+                Seat.last_seen_at >= since,
+            )
+        )
+        return {str(seat) for seat in seats}
 
 
 async def _end_claims(session: AsyncSession, game_id: uuid.UUID, ship: str, station: str) -> int:

@@ -20,6 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.content import load_catalogue
 from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
+from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
 from app.service import (
     ServiceError,
@@ -32,8 +33,8 @@ from app.service import (
     seats_of,
     view_for,
 )
-from app.rules.bot import propose, stations_to_order
 from app.service.commands import command_fields, game_key
+from app.service.seats import seen_recently
 
 from .join import join_qr
 from .render import render_page, render_push, render_template
@@ -224,25 +225,21 @@ async def _order_waiting_npcs(
 # --- Seats ----------------------------------------------------------------------------------------
 
 
-def _connected(request: Request, game_id: uuid.UUID) -> set[str] | None:
-    """Seat ids with a live socket in this process, if the live layer can tell: a hub with
-    `viewers(game_id)` or a seat watch with `connected()`. Otherwise the panel shows "?"."""
-    viewers = getattr(request.app.state.hub, "viewers", None)
-    if viewers is not None:
-        return {v[1] for v in viewers(game_id) if isinstance(v, tuple) and v[0] == "seat"}
+async def _connected(session_factory: Any, request: Request, game_id: uuid.UUID) -> set[str]:
+    """Seat ids with a station socket open: in this process (it knows at once), or in any
+    process as the seats' presence stamps say (app/service/seats.py)."""
+    online = await seen_recently(session_factory, game_id)
     watch = getattr(request.app.state, "seat_watch", None)
-    connected = getattr(watch, "connected", None)
-    if connected is not None:
-        return {str(seat) for seat in connected()}
-    return None
+    if watch is not None:
+        online |= {str(seat) for seat in watch.connected()}
+    return online
 
 
 async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUID) -> str:
     _, view = await current_view(session_factory, game_id, "gm")
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
-    return render_template(
-        "_gm_seats.html", view=view, seats=seats, connected=_connected(request, game_id)
-    )
+    connected = await _connected(session_factory, request, game_id)
+    return render_template("_gm_seats.html", view=view, seats=seats, connected=connected)
 
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)

@@ -28,8 +28,14 @@ from app.service import (
     is_gm_token,
     seat_by_token,
 )
-from app.service.seats import add_seat_listener, remove_seat_listener
 from app.service.commands import SessionFactory, Viewer, game_key
+from app.service.seats import (
+    PRESENCE_SECONDS,
+    add_seat_listener,
+    mark_gone,
+    mark_seen,
+    remove_seat_listener,
+)
 
 log = logging.getLogger(__name__)
 
@@ -171,19 +177,32 @@ def seat_watch(websocket: WebSocket) -> SeatWatch:
 
 
 class SeatWatch:
-    """This process's station sockets by seat, and a task that closes those whose seat was freed.
+    """This process's station sockets by seat, and a task that closes those whose seat was freed
+    and tells other processes which phones are connected here.
 
     It looks as soon as this process ended a seat (a GM freeing a seat here closes the phone at
     once: the page reloads and shows the join screen) and every few seconds (a seat freed through
-    another process). One query covers every watched seat, at most ten times a second.
+    another process). One query covers every watched seat, at most ten times a second. The same
+    task stamps the seats it holds sockets for (when one first connects, then every
+    PRESENCE_SECONDS) and clears a seat's stamp when its last socket here closes, so that the
+    GM's seat list, answered by any process, shows who is online (app/service/seats.py).
     """
 
     MIN_GAP = 0.1  # seconds between two looks, however fast commands come
 
-    def __init__(self, session_factory: SessionFactory, poll_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        session_factory: SessionFactory,
+        poll_seconds: float = 2.0,
+        presence_seconds: float = PRESENCE_SECONDS,
+    ) -> None:
         self._session_factory = session_factory
         self._poll_seconds = poll_seconds
+        self._presence_seconds = presence_seconds
         self._sockets: dict[uuid.UUID, set[WebSocket]] = {}
+        self._unstamped: set[uuid.UUID] = set()  # seats whose first socket here is not stamped
+        self._left: set[uuid.UUID] = set()  # seats whose last socket here closed: to clear
+        self._stamped_at = 0.0  # loop time of the last stamp of every seat here
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
@@ -202,8 +221,15 @@ class SeatWatch:
                 await self._task
         self._loop = None
 
+    def connected(self) -> set[uuid.UUID]:
+        """The seats with a station socket open in this process."""
+        return set(self._sockets)
+
     @contextlib.asynccontextmanager
     async def watching(self, seat_id: uuid.UUID, websocket: WebSocket) -> AsyncIterator[None]:
+        if seat_id not in self._sockets:
+            self._unstamped.add(seat_id)
+            self._wake.set()
         self._sockets.setdefault(seat_id, set()).add(websocket)
         try:
             yield
@@ -212,6 +238,9 @@ class SeatWatch:
             sockets.discard(websocket)
             if not sockets:
                 self._sockets.pop(seat_id, None)
+                self._unstamped.discard(seat_id)
+                self._left.add(seat_id)
+                self._wake.set()
 
     def notice(self, game_id: uuid.UUID) -> None:
         """Seats of a game were ended in this process (any thread): look again soon."""
@@ -226,9 +255,15 @@ class SeatWatch:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self._poll_seconds)
             self._wake.clear()
-            if not self._sockets:
+            if not self._sockets and not self._left:
                 continue
             await asyncio.sleep(self.MIN_GAP)  # commits in a burst: one look for all of them
+            try:
+                await self._stamp()
+            except Exception:  # the database away: the next round tries again
+                log.warning("could not record which phones are connected", exc_info=True)
+            if not self._sockets:
+                continue
             try:
                 revoked = await revoked_among(self._session_factory, list(self._sockets))
             except Exception:  # the database away: the next round tries again
@@ -239,6 +274,20 @@ class SeatWatch:
                     closing = asyncio.create_task(_close_freed(websocket))
                     self._closing.add(closing)
                     closing.add_done_callback(self._closing.discard)
+
+    async def _stamp(self) -> None:
+        """Clear the seats that left (unless back meanwhile), stamp those here when due."""
+        self._left -= self._sockets.keys()
+        left = set(self._left)
+        await mark_gone(self._session_factory, left)
+        self._left -= left
+        loop = asyncio.get_running_loop()
+        due = loop.time() - self._stamped_at >= self._presence_seconds
+        if self._sockets and (due or self._unstamped):
+            here = set(self._sockets)
+            await mark_seen(self._session_factory, here)
+            self._unstamped -= here
+            self._stamped_at = loop.time()
 
 
 async def _close_freed(websocket: WebSocket) -> None:

@@ -4,6 +4,7 @@ answer with panels or a toast, and the GM's link."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,6 +216,29 @@ def test_the_gm_frees_a_seat_and_the_old_phone_is_sent_to_join_again(client: Tes
         client.cookies.set(name, value)
     back = client.get(f"/play/{game_id}", follow_redirects=False)
     assert back.status_code == 303 and back.headers["location"] == f"/join/{code}"
+
+
+def test_the_gm_sees_which_phones_are_connected(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    gm_token = client.cookies.get(gm_cookie(game_id)) or ""
+    client.cookies.clear()
+    token = join(client, code, "kestrel/pilot", "Ann")
+    client.cookies.clear()
+    client.cookies.set(gm_cookie(game_id), gm_token)
+
+    def anns_phone() -> str:
+        row = re.search(r"Ann.*?</tr>", client.get(f"/gm/{game_id}/seats").text, re.S)
+        assert row is not None
+        return row.group(0)
+
+    assert "○ offline" in anns_phone()  # joined, but the station page is not open
+    with client.websocket_connect(f"/ws/station/{game_id}?token={token}") as socket:
+        socket.receive_text()  # the station's first screen
+        assert "● online" in anns_phone()
+    deadline = time.monotonic() + 5
+    while "○ offline" not in anns_phone():  # its socket closed: cleared within moments
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
 
 
 def test_a_player_who_leaves_frees_the_station(client: TestClient) -> None:
