@@ -87,6 +87,11 @@ CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
 HTML_AVAILABLE = _render_html is not None
 LISTENER_NAME = "bridgecrew-listener"  # in pg_stat_activity, so operators can tell it apart
+LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after, and the listeners
+_LISTENERS = (
+    "SELECT count(*) FROM pg_stat_activity"
+    " WHERE datname = current_database() AND application_name = $1"
+)
 
 
 def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
@@ -514,12 +519,13 @@ class Hub:
                 self.listening, delay = True, 0.5
                 forget_tokens()  # seats may have ended while nobody listened
                 self.resync_all()
-                # asyncpg notices a dead server only when it talks to it: ask now and then.
+                # asyncpg notices a dead server only when it talks to it: ask now and then, and
+                # ask how many server processes listen (app/service/notices.py).
                 while not lost.is_set():
+                    listeners = await connection.fetchval(_LISTENERS, LISTENER_NAME, timeout=5)
+                    notices.set_others_listen(listeners != 1)
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(lost.wait(), 5.0)
-                    if not lost.is_set():
-                        await connection.fetchval("SELECT 1", timeout=5)
+                        await asyncio.wait_for(lost.wait(), LISTEN_CHECK_SECONDS)
                 log.warning("lost the LISTEN connection; reconnecting")
             except asyncio.CancelledError:
                 raise
@@ -527,6 +533,7 @@ class Hub:
                 log.warning("LISTEN connection failed (%s); retrying in %.1f s", error, delay)
             finally:
                 self.listening = False
+                notices.set_others_listen(True)  # not known while away: the long form is safe
                 if connection is not None:
                     connection.terminate()
             await asyncio.sleep(delay)

@@ -169,10 +169,11 @@ class _Asked:
 
 
 # A command takes one of two paths. Most often this process holds the game's newest version (it
-# wrote, read or followed it last): the command is applied to that copy and written in one statement that
-# applies only if the row is still at that version and write stamp, one round trip in all. Else,
-# or when that statement finds the row moved on, the command locks the row, applies to the row's
-# state and writes in a transaction (BEGIN, lock, write, COMMIT). Both write with _WRITE.
+# wrote, read or followed it last): the command is applied to that copy and written in one
+# statement that applies only if the row is still at that version and write stamp, one round trip
+# in all. Else, or when that statement finds the row moved on, the command locks the row, applies
+# to the row's state and writes in a transaction (BEGIN, lock, write, COMMIT). Both write with
+# _WRITE.
 _LOCK = text(
     "SELECT g.version, g.updated_at, g.deadline_at, g.deadline_kind, g.deadline_version,"
     " (SELECT a.version FROM applied_commands a"
@@ -242,9 +243,12 @@ class _Applied:
         """Whether the row was still at `base`, and so now holds this."""
         game_id = self.asked.game_id
         record = _json(applied_record(self.command, self.asked.actor, self.asked.now))
-        payload = notices.full(
-            game_id, self.version, self.base[1], self.stamp, self.digest(), record
-        )
+        if notices.others_listen():
+            payload = notices.full(
+                game_id, self.version, self.base[1], self.stamp, self.digest(), record
+            )
+        else:
+            payload = notices.short(game_id, self.version)
         written = await session.execute(
             _WRITE,
             {

@@ -5,9 +5,10 @@ transaction. What this saves is reading the state back, and most of a command's 
 this process committed, read or followed (`follow`: another process's command applied here) a
 game's newest version, a command is applied to that copy and written in one statement that
 applies only if the row is still at that version (app/service/commands.py); else the command
-locks the row without its 50 KB state column and takes the state from here if the versions match. The version alone is not enough to trust a copy (an
-imported game may reuse a game id and its version numbers), so an entry also carries the row's
-`updated_at`, which every write sets, and the row's deadline columns, which the write keeps.
+locks the row without its 50 KB state column and takes the state from here if the versions
+match. The version alone is not enough to trust a copy (an imported game may reuse a game id and
+its version numbers), so an entry also carries the row's `updated_at`, which every write sets,
+and the row's deadline columns, which the write keeps.
 
 Bytes, not dicts: a state is ~50 KB as JSON and ~180 KB as Python objects, and decoding gives
 every caller its own copy, so nobody can change what another reads. They are kept compressed

@@ -16,7 +16,9 @@ engine is deterministic) and read nothing back:
 
 The record holds a command's fields (a played hand, a GM's message), never a state, and goes
 only to the server's own processes. PostgreSQL refuses a payload of 8000 bytes or more, so a
-command whose record would not fit sends the short form.
+command whose record would not fit sends the short form. So does a process that has heard that
+no other process listens (`others_listen`, which the live hub keeps up to date): nobody would
+follow, and the digest is not worth working out.
 """
 
 from __future__ import annotations
@@ -33,6 +35,17 @@ ORIGIN = secrets.token_hex(4)  # this process, in the notices it sends
 LIMIT = 7900  # bytes of payload, under PostgreSQL's 8000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+_others_listen = True  # until the hub has counted: the long form is always correct
+
+
+def others_listen() -> bool:
+    """Whether another server process may follow this one's commands."""
+    return _others_listen
+
+
+def set_others_listen(value: bool) -> None:
+    global _others_listen
+    _others_listen = value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +92,8 @@ def parse(payload: str) -> Notice:
     if len(parts) == 2:
         return Notice(game_id, version)
     origin, base_stamp, stamp, digest, record = parts[2:]
+    if origin == ORIGIN:  # this process's own echo: nothing in it to follow
+        return Notice(game_id, version, origin)
     return Notice(game_id, version, origin, _stamp(base_stamp), _stamp(stamp), digest, record)
 
 

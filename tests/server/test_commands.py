@@ -187,10 +187,11 @@ async def test_fifty_concurrent_commands_are_serialised_without_lost_updates(
 
 
 async def test_each_commit_notifies_with_the_game_version_and_command_never_the_state(
-    session_factory: Sessions, db_url: str
+    session_factory: Sessions, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sqlalchemy import make_url
 
+    monkeypatch.setattr(notices, "_others_listen", True)  # as when another process listens
     heard: asyncio.Queue[str] = asyncio.Queue()
     listener = await asyncpg.connect(
         make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -205,7 +206,9 @@ async def test_each_commit_notifies_with_the_game_version_and_command_never_the_
             await run_command(
                 session_factory, game_id, {"type": "CloseOrders"}, GM, command_id="n2"
             )
-        notice = notices.parse(await asyncio.wait_for(heard.get(), 5))
+        payload = await asyncio.wait_for(heard.get(), 5)
+        monkeypatch.setattr(notices, "ORIGIN", "another")  # read as the other process reads it
+        notice = notices.parse(payload)
         assert (notice.game_id, notice.version) == (game_id, 1)
         command = orjson.loads(notice.record)["command"]
         assert (command["type"], command["text"]) == ("SendMessage", "x")

@@ -293,8 +293,10 @@ async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
 
 
 @pytest.fixture
-async def heard(db_url: str) -> Any:
-    """The notices committed on this test's database from now on, as PostgreSQL delivers them."""
+async def heard(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The notices committed on this test's database from now on, as PostgreSQL delivers them,
+    in the long form, as when another server process listens."""
+    monkeypatch.setattr(notices, "_others_listen", True)
     queue: asyncio.Queue[str] = asyncio.Queue()
     listener = await asyncpg.connect(
         make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -319,11 +321,11 @@ async def written_by_another_process(
     assert before is not None
     await run_command(session_factory, game_id, command, actor, command_id=command_id)
     written = HOT.latest(game_id)
-    notice = notices.parse(await asyncio.wait_for(heard.get(), 5))
-    assert not notice.followable()  # this process's own echo
+    payload = await asyncio.wait_for(heard.get(), 5)
+    assert not notices.parse(payload).followable()  # this process's own echo
     monkeypatch.setattr(notices, "ORIGIN", "another")
     set_back(game_id, before)
-    return written, notice
+    return written, notices.parse(payload)
 
 
 async def test_a_command_written_elsewhere_is_followed_on_the_copy_here(
@@ -421,11 +423,12 @@ async def test_a_whole_game_written_elsewhere_is_followed_command_by_command(
     assert (await load_state(session_factory, game_id)) == (version, state)
 
 
-def test_notices_read_back_as_written() -> None:
+def test_notices_read_back_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     game_id, stamp = uuid.uuid4(), datetime(2026, 11, 21, 14, 5, 6, 123456, tzinfo=UTC)
     payload = notices.full(game_id, 8, stamp, stamp + timedelta(seconds=1), "ab12", '{"a": ":"}')
-    notice = notices.parse(payload)
-    assert notice == notices.Notice(
+    assert notices.parse(payload) == notices.Notice(game_id, 8, ORIGIN)  # our own: not read on
+    monkeypatch.setattr(notices, "ORIGIN", "another")  # as another process hears it
+    assert notices.parse(payload) == notices.Notice(
         game_id, 8, ORIGIN, stamp, stamp + timedelta(seconds=1), "ab12", '{"a": ":"}'
     )
     assert notices.parse(notices.short(game_id, 9)) == notices.Notice(game_id, 9)

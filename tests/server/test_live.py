@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
@@ -149,6 +150,46 @@ async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every
         assert (await next_message(display))["view"]["game"]["red_alert"] is True
 
 
+async def test_a_lone_process_sends_short_notices_until_another_listens(
+    settings: Settings, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody follows the commands of the only server process: it leaves the command and its
+    digest out of its notices, and puts them back once another process's listener shows up."""
+    monkeypatch.setattr(live, "LISTEN_CHECK_SECONDS", 0.05)
+    dsn_text = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    spy = await asyncpg.connect(dsn_text)  # not a server process: not counted
+    await spy.add_listener(NOTIFY_CHANNEL, lambda *args: heard.put_nowait(args[3]))
+    server = LiveServer(settings)
+    await server.start()
+
+    async def until(wanted: bool) -> None:
+        for _ in range(200):
+            if notices.others_listen() is wanted:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"others_listen never became {wanted}")
+
+    try:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = await AsyncTable(http).create()
+            await until(False)
+            await table.gm_command(type="SetRedAlert", on=True)
+            assert (await asyncio.wait_for(heard.get(), 5)).count(":") == 1  # the short form
+            other = await asyncpg.connect(
+                dsn_text, server_settings={"application_name": live.LISTENER_NAME}
+            )
+            await until(True)
+            await table.gm_command(type="SetRedAlert", on=False)
+            assert (await asyncio.wait_for(heard.get(), 5)).count(":") > 6  # the long form
+            await other.close()
+            await until(False)
+    finally:
+        await server.stop()
+        await spy.close()
+    assert notices.others_listen()  # not known with nobody listening: the safe form
+
+
 async def test_heartbeats_keep_quiet_sockets_alive(settings: Settings) -> None:
     server = LiveServer(settings, heartbeat_seconds=0.2)
     await server.start()
@@ -277,8 +318,11 @@ async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
     hub._rooms[watched] = Room(watched, wanted=4)
     stamp = datetime.now(UTC)
-    for game in (watched, unwatched):
-        payload = notices.full(game, 5, stamp, stamp, "d1", '{"command": {}}')
+    payloads = [
+        notices.full(g, 5, stamp, stamp, "d1", '{"command": {}}') for g in (watched, unwatched)
+    ]
+    monkeypatch.setattr(notices, "ORIGIN", "another")  # they come from another process
+    for payload in payloads:
         hub._on_notify(None, 0, NOTIFY_CHANNEL, payload)
     assert [(n.game_id, n.version, n.record) for n in followed] == [(watched, 5, '{"command": {}}')]
     assert rounds == [5]
