@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import asyncpg  # type: ignore[import-untyped]
-from sqlalchemy import make_url
 from starlette.websockets import WebSocket, WebSocketState
 
+from app.db.session import plain_dsn
 from app.service import (
     add_commit_listener,
     events_after,
@@ -180,11 +180,7 @@ class Hub:
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
     ) -> None:
         self._session_factory = session_factory
-        self._dsn = (
-            make_url(database_url)
-            .set(drivername="postgresql")
-            .render_as_string(hide_password=False)
-        )
+        self._dsn = plain_dsn(database_url)
         self._heartbeat_seconds = heartbeat_seconds
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -13,8 +13,9 @@ import os
 import pathlib
 import shutil
 import tempfile
+import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -32,6 +33,21 @@ def run_in_thread(fn: Callable[..., None], *args: Any) -> None:
     state, which pytest-asyncio manages, is never touched."""
     with ThreadPoolExecutor(max_workers=1) as worker:
         worker.submit(fn, *args).result()
+
+
+async def until(
+    check: Callable[[], Awaitable[bool]],
+    within: float = 5.0,
+    what: str = "the condition",
+    every: float = 0.05,
+) -> None:
+    """Wait until `check()` comes true, asking every `every` seconds; fail after `within`."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if await check():
+            return
+        await asyncio.sleep(every)
+    raise AssertionError(f"not within {within} s: {what}")
 
 
 def with_database(url: str, database: str) -> str:

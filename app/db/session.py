@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
@@ -26,6 +26,12 @@ def database_url(settings: Settings | None = None) -> str:
     from app.db.embedded import embedded_database_url  # pgserver only when it is needed
 
     return embedded_database_url(settings.data_dir)
+
+
+def plain_dsn(url: str) -> str:
+    """The database URL as asyncpg.connect takes it (no SQLAlchemy driver name): for connections
+    outside the pool, such as the LISTEN connection."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _to_json(value: Any) -> str:

@@ -236,6 +236,12 @@ class _Applied:
             asked, base, command, state, events, deadline, packed, stamp or datetime.now(UTC)
         )
 
+    @classmethod
+    def on_copy(cls, entry: hot.Entry, asked: _Asked, stamp: datetime | None = None) -> _Applied:
+        """Applied to this process's copy of the game (an entry that carries its deadline)."""
+        assert entry.deadline is not None
+        return cls.make(entry.state(), (entry.version, entry.stamp), entry.deadline, asked, stamp)
+
     def digest(self) -> str:
         return notices.digest(self.packed.rest, self.deadline)
 
@@ -288,7 +294,7 @@ async def _run_on_copy(session_factory: SessionFactory, asked: _Asked) -> Comman
     if asked.expected_version not in (None, entry.version):
         return None
     try:
-        applied = _Applied.make(entry.state(), (entry.version, entry.stamp), entry.deadline, asked)
+        applied = _Applied.on_copy(entry, asked)
     except ServiceError:
         return None  # perhaps refused only because this copy is behind the row
     try:
@@ -321,8 +327,7 @@ def follow(notice: notices.Notice) -> bool:
         asked = _Asked(
             notice.game_id, record["command"], Actor(**record["actor"]), "", None, record["now"]
         )
-        base = (entry.version, entry.stamp)
-        applied = _Applied.make(entry.state(), base, entry.deadline, asked, notice.stamp)
+        applied = _Applied.on_copy(entry, asked, notice.stamp)
     except Exception:  # a notice must never break the listener: read the row instead
         log.warning("could not follow %s:%s", notice.game_id, notice.version, exc_info=True)
         return False

@@ -7,7 +7,6 @@ websockets through a LISTEN connection that reconnects), and nothing they acknow
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from app.db.embedded import EmbeddedPostgres, start_embedded, stop_embedded
 from app.db.models import Event
 from app.db.session import create_engine, create_session_factory
 from app.service import load_state
+from tests.conftest import until
 
 from .harness import (
     Ack,
@@ -35,15 +35,6 @@ from .harness import (
 # Close codes after which htmx-ext-ws (and our test clients) reconnect; None: still open, waiting.
 # 1008 would tell a phone to stop trying for good.
 RECONNECT_CODES = (None, 1006, 1011, 1012, 1013)
-
-
-async def until(check: Callable[[], Awaitable[bool]], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if await check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {within} s: {what}")
 
 
 async def health(server: ServerProcess) -> tuple[int, dict[str, Any]]:

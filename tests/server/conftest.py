@@ -7,12 +7,15 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from app.db.session import plain_dsn
 from app.main import create_app
+from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
 from app.web.wsprotocol import WS_PROTOCOL
 
@@ -20,6 +23,19 @@ from app.web.wsprotocol import WS_PROTOCOL
 @pytest.fixture
 def settings(db_url: str, tmp_path: Path) -> Settings:
     return Settings(database_url=db_url, data_dir=tmp_path)
+
+
+@pytest.fixture
+async def heard(db_url: str) -> AsyncIterator[asyncio.Queue[str]]:
+    """Every payload on this test's database's notification channel from now on, as PostgreSQL
+    delivers them (to a listener that is not a server process)."""
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(plain_dsn(db_url))
+    await listener.add_listener(NOTIFY_CHANNEL, lambda *args: queue.put_nowait(args[3]))
+    try:
+        yield queue
+    finally:
+        await listener.close()
 
 
 @pytest.fixture

@@ -12,14 +12,14 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import orjson
 import pytest
-from sqlalchemy import make_url, select, text
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import AppliedCommand, Game, whole_state
 from app.rules import Actor
 from app.rules.bot import table_command
 from app.service import create_game, load_state, notices, run_command
-from app.service.commands import NOTIFY_CHANNEL, command_fields, follow
+from app.service.commands import command_fields, follow
 from app.service.hot import HOT, CardSets, HotStates, canonical, encode, pack
 from app.service.notices import ORIGIN
 
@@ -292,20 +292,6 @@ async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
 # --- Following another process's commands ----------------------------------------------------
 
 
-@pytest.fixture
-async def heard(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The notices committed on this test's database from now on, as PostgreSQL delivers them,
-    in the long form, as when another server process listens."""
-    monkeypatch.setattr(notices, "_others_listen", True)
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    listener = await asyncpg.connect(
-        make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    )
-    await listener.add_listener(NOTIFY_CHANNEL, lambda *args: queue.put_nowait(args[3]))
-    yield queue
-    await listener.close()
-
-
 async def written_by_another_process(
     session_factory: Sessions,
     heard: asyncio.Queue[str],
@@ -319,6 +305,7 @@ async def written_by_another_process(
     written it: (the copy that command left, its notice as another process would hear it)."""
     before = HOT.latest(game_id)
     assert before is not None
+    monkeypatch.setattr(notices, "_others_listen", True)  # the long form: another process listens
     await run_command(session_factory, game_id, command, actor, command_id=command_id)
     written = HOT.latest(game_id)
     payload = await asyncio.wait_for(heard.get(), 5)

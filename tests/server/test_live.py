@@ -5,25 +5,27 @@ import asyncio
 import re
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
-from sqlalchemy import make_url, text
+from sqlalchemy import text
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
 from app import live
 from app.content import load_catalogue
+from app.db.session import plain_dsn
 from app.live import Connection, Hub, Room
 from app.rules import new_game
 from app.service import canonical, commands, notices, remove_commit_listener
 from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
 from app.settings import Settings
+from tests.conftest import until
 
 from .conftest import AsyncTable, LiveServer, next_message
 
@@ -151,42 +153,36 @@ async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every
 
 
 async def test_a_lone_process_sends_short_notices_until_another_listens(
-    settings: Settings, db_url: str, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, db_url: str, heard: asyncio.Queue[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nobody follows the commands of the only server process: it leaves the command and its
     digest out of its notices, and puts them back once another process's listener shows up."""
     monkeypatch.setattr(live, "LISTEN_CHECK_SECONDS", 0.05)
-    dsn_text = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    heard: asyncio.Queue[str] = asyncio.Queue()
-    spy = await asyncpg.connect(dsn_text)  # not a server process: not counted
-    await spy.add_listener(NOTIFY_CHANNEL, lambda *args: heard.put_nowait(args[3]))
     server = LiveServer(settings)
     await server.start()
 
-    async def until(wanted: bool) -> None:
-        for _ in range(200):
-            if notices.others_listen() is wanted:
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"others_listen never became {wanted}")
+    def others_listen(wanted: bool) -> Callable[[], Awaitable[bool]]:
+        async def check() -> bool:
+            return notices.others_listen() is wanted
+
+        return check
 
     try:
         async with httpx.AsyncClient(base_url=server.http) as http:
             table = await AsyncTable(http).create()
-            await until(False)
+            await until(others_listen(False), what="alone")
             await table.gm_command(type="SetRedAlert", on=True)
             assert (await asyncio.wait_for(heard.get(), 5)).count(":") == 1  # the short form
             other = await asyncpg.connect(
-                dsn_text, server_settings={"application_name": live.LISTENER_NAME}
+                plain_dsn(db_url), server_settings={"application_name": live.LISTENER_NAME}
             )
-            await until(True)
+            await until(others_listen(True), what="another process listens")
             await table.gm_command(type="SetRedAlert", on=False)
             assert (await asyncio.wait_for(heard.get(), 5)).count(":") > 6  # the long form
             await other.close()
-            await until(False)
+            await until(others_listen(False), what="alone again")
     finally:
         await server.stop()
-        await spy.close()
     assert notices.others_listen()  # not known with nobody listening: the safe form
 
 

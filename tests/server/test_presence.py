@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from sqlalchemy import select, text
@@ -15,6 +14,7 @@ from app.db.models import Seat
 from app.service import create_game, create_seat, free_seat
 from app.service.seats import ONLINE_SECONDS, mark_gone, mark_seen, seen_recently
 from app.web.ws import SeatWatch
+from tests.conftest import until
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -43,14 +43,6 @@ async def test_a_seat_stamped_lately_by_any_process_is_online(session_factory: S
     await mark_seen(session_factory, [pilot])
     await free_seat(session_factory, game_id, "kestrel", "pilot")
     assert await seen_recently(session_factory, game_id) == set()  # a freed seat is nobody's
-
-
-async def until(check: Callable[[], Awaitable[bool]], within: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while not await check():
-        assert loop.time() < deadline, "never came true"
-        await asyncio.sleep(0.02)
 
 
 async def test_the_seat_watch_stamps_its_seats_and_clears_those_that_leave(
