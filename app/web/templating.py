@@ -7,7 +7,7 @@ bytes whichever way it travels.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -173,8 +173,37 @@ def order_text(view: View, order: View) -> str:
     return text + "."
 
 
+class _ViewEnvironment(Environment):
+    """Jinja's environment, reading a view's fields key first.
+
+    Templates read views, which are dicts, as `view.me.label`. Jinja looks an attribute up first
+    and the key only after that, so every such read raised and caught an AttributeError: about a
+    third of a panel's render (bench/panel_cost.py). On a dict whose type has no attribute of
+    that name, no `__getattr__` and no instance `__dict__`, the attribute lookup cannot succeed,
+    so the key is read at once. Every answer stays Jinja's: `d.items` is still the method, a
+    missing key still ends in StrictUndefined."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        names = _dict_type_names(type(obj))
+        if names is not None and attribute not in names:
+            try:
+                return obj[attribute]
+            except LookupError:
+                pass  # Jinja's own way, to the same Undefined
+        return super().getattr(obj, attribute)
+
+
+@cache
+def _dict_type_names(cls: type) -> frozenset[str] | None:
+    """The attribute names of a dict type whose instances have no others; else None."""
+    if not issubclass(cls, dict):
+        return None
+    names = frozenset(dir(cls))
+    return None if "__dict__" in names or "__getattr__" in names else names
+
+
 def _environment() -> Environment:
-    env = Environment(
+    env = _ViewEnvironment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         autoescape=select_autoescape(["html"]),
         # A typo in a template must fail the tests, not show an empty string to 40 people.

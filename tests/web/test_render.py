@@ -2,6 +2,7 @@
 station what belongs to another."""
 
 import re
+from functools import partial
 from typing import Any
 
 import pytest
@@ -240,3 +241,49 @@ def test_an_order_changes_only_the_small_panels_that_show_who_has_ordered() -> N
             )
             assert same == (panel not in changed), (audience, panel)
     assert "Comms" in render_panels("gm", gm_view(after), ["orders"])
+
+
+def test_reading_views_key_first_renders_what_jinja_would(
+    state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jinja2 import Environment
+
+    from app.web.templating import environment
+
+    def screens() -> dict[str, str]:
+        return {
+            who: render_push(who if who in ("gm", "display") else "station", view)
+            for who, view in views(state).items()
+        }
+
+    ours = screens()
+    # Jinja's own lookup, attribute first, for the same templates and views
+    monkeypatch.setattr(environment, "getattr", partial(Environment.getattr, environment))
+    assert screens() == ours
+
+
+def test_the_key_first_lookup_keeps_jinjas_answers() -> None:
+    from jinja2 import Environment, UndefinedError
+
+    from app.web.templating import environment
+
+    class Noted(dict[str, Any]):  # instances may carry attributes of their own
+        pass
+
+    noted = Noted(label="key")
+    noted.label = "attribute"  # type: ignore[attr-defined]
+    view = {"me": {"label": "Weapons"}, "items": "a key", "get": 3}
+    cases = [
+        (view, "me"),  # a field: the key
+        (view, "items"),  # a dict method's name: still the method, as in Jinja
+        (view, "get"),
+        (noted, "label"),  # an instance attribute wins, as in Jinja
+        ("text", "upper"),  # not a dict at all
+    ]
+    for obj, name in cases:
+        assert environment.getattr(obj, name) == Environment.getattr(environment, obj, name)
+    assert environment.getattr(view, "me") == {"label": "Weapons"}
+    assert environment.getattr(noted, "label") == "attribute"
+    assert environment.getattr(view, "items") == view.items
+    with pytest.raises(UndefinedError):  # StrictUndefined: a typo still fails
+        environment.from_string("{{ view.nope }}").render(view=view)
