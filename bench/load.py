@@ -625,6 +625,8 @@ class Sample:
     remote: frozenset[int]  # sockets on another process than the one that took the command
     status: int
     missed: int
+    kind: str = ""  # the command's type
+    wall: float = 0.0  # time.time() when it was sent, to line up with the server's log
 
 
 class Game:
@@ -758,7 +760,8 @@ class Run:
             for g in range(args.games)
         ]
         total = int(args.rate * (args.warmup + args.duration))
-        per_game = math.ceil(total / len(games)) + 1
+        ahead = args.stagger if real and args.stagger > 1 else 1  # game i first plays i mod it
+        per_game = math.ceil(total / len(games)) + ahead
         print(f"[{name}] creating {len(games)} games", flush=True)
         await _gather_limited([self._create(g, first.port, real) for g in games], 8)
         if real:
@@ -804,8 +807,10 @@ class Run:
             for server in servers:
                 server.process.send_signal(signal.SIGUSR1)
 
-        samples: list[Sample] = []
         loop = asyncio.get_running_loop()
+        if ahead > 1:
+            await self._stagger(name, games, ahead, pools, real)
+        samples: list[Sample] = []
         start = loop.time() + 0.5
         window = (start + args.warmup, start + args.warmup + args.duration)
         pg_cpu = PostgresCpu(self.pg.postmaster_pid if real else None)
@@ -962,6 +967,27 @@ class Run:
 
         await _gather_limited([one(g) for g in games], 10)
 
+    async def _stagger(
+        self, name: str, games: list[Game], ahead: int, pools: dict[int, HttpPool], real: bool
+    ) -> None:
+        """Before the clock starts, game i plays its first i mod `ahead` commands (not
+        measured), so that the games are spread over the steps of a turn, as independent bridges
+        at a convention are, rather than all ordering, revealing and starting turns together."""
+        print(f"[{name}] staggering: game i first plays i mod {ahead} commands", flush=True)
+        loop = asyncio.get_running_loop()
+        scratch: list[Sample] = []
+        errors: collections.Counter[str] = collections.Counter()
+        self._finished = lambda game: None
+
+        async def one(game: Game) -> None:
+            for _ in range(game.index % ahead):
+                await self._command(game, loop.time(), pools, scratch, errors, real)
+
+        await _gather_limited([one(g) for g in games], 10)
+        lost = sum(s.missed for s in scratch)
+        if errors or lost:
+            raise SystemExit(f"staggering failed: {dict(errors)}, {lost} pushes missed")
+
     async def _command(
         self,
         game: Game,
@@ -985,6 +1011,7 @@ class Run:
             path, body = f"/rooms/{game.game_id}/broadcast", planned.data
         sent = time.perf_counter()
         sent_loop = loop.time()
+        sent_wall = time.time()
         status = 0
         try:
             status, answer = await pools[game.command_port].request(
@@ -1013,6 +1040,8 @@ class Run:
                 remote=remote,
                 status=status,
                 missed=missed,
+                kind=str(planned.data.get("type", "")),
+                wall=sent_wall,
             )
         )
         game.expect = frozenset()
@@ -1195,16 +1224,17 @@ def table(rows: list[Figures], base: Figures | None, args: argparse.Namespace) -
 
 
 def dump_samples(path: Path, result: Result) -> None:
-    """One line per command: seconds since the first, then latency ms, POST answer ms, lag ms."""
+    """One line per command: seconds since the first, latency ms, POST answer ms, lag ms, status,
+    the command's type and when it was sent (Unix time, as the server's log has it)."""
     if not result.samples:
         return
     t0 = min(s.scheduled for s in result.samples)
-    lines = ["t_s,latency_ms,answer_ms,lag_ms,status"]
+    lines = ["t_s,latency_ms,answer_ms,lag_ms,status,kind,sent_unix"]
     for s in sorted(result.samples, key=lambda s: s.scheduled):
         done = max(s.arrivals.values(), default=s.answered)
         lines.append(
             f"{s.scheduled - t0:.3f},{done * 1000:.1f},{s.answered * 1000:.1f},"
-            f"{(s.sent - s.scheduled) * 1000:.1f},{s.status}"
+            f"{(s.sent - s.scheduled) * 1000:.1f},{s.status},{s.kind},{s.wall:.3f}"
         )
     path.write_text("\n".join(lines) + "\n")
 
@@ -1309,6 +1339,14 @@ def main() -> None:
         action="store_true",
         help="with two processes, send each game's commands to both in turn, as phones behind "
         "one address may land on either",
+    )
+    parser.add_argument(
+        "--stagger",
+        type=int,
+        default=0,
+        metavar="N",
+        help="before the clock starts, game i plays i mod N commands, so the games are not in "
+        "lockstep (all revealing and starting turns in the same second) but spread over a turn",
     )
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw stacks to this dir")
     parser.add_argument("--json", default=None, help="also write the figures here")
