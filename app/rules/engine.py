@@ -37,13 +37,17 @@ def clone(state: State) -> State:
     return copy
 
 
-def apply(state: State, command: c.Command) -> tuple[State, Events]:
+def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[State, Events]:
+    """The state after the command, and what happened. The state given is left as it was,
+    unless the caller `owned` it: a state made for this one call (just decoded, say) may be
+    changed in place, which saves copying it; after the call, or a refusal, it is not to be
+    read again."""
     if command.gm_only and not command.actor.is_gm:
         raise refuse("GM_ONLY", "Only the GM can do that.")
     phase = state["phase"]
     if not phase_allows(phase, command.type):
         raise refuse("WRONG_PHASE", f"That cannot be done during {PHASES[phase]['label']}.")
-    ctx = Context(clone(state), command.now)
+    ctx = Context(state if owned else clone(state), command.now)
     HANDLERS[type(command)](ctx, command)
     return ctx.state, ctx.events
 

@@ -229,7 +229,9 @@ class _Applied:
         asked: _Asked,
         stamp: datetime | None = None,
     ) -> _Applied:
-        command, state, events = _apply(game_state, asked.data, asked.actor, asked.now)
+        """`game_state` is this call's own (every caller decodes it for the call), so the engine
+        changes it in place rather than copying it first."""
+        command, state, events = _apply(game_state, asked.data, asked.actor, asked.now, owned=True)
         deadline = deadline_columns(state, base[0] + 1, current_deadline)
         packed = hot.pack(state)
         return cls(
@@ -466,11 +468,11 @@ def check_version(version: int, expected: int | None) -> None:
 
 
 def _apply(
-    state: State, command_data: dict[str, Any], actor: Actor, now: float
+    state: State, command_data: dict[str, Any], actor: Actor, now: float, *, owned: bool = False
 ) -> tuple[Any, State, list[dict[str, Any]]]:
     try:
         command = parse_command(command_data, actor, now)
-        new_state, events = apply(state, command)
+        new_state, events = apply(state, command, owned=owned)
     except RulesError as error:
         raise ServiceError.from_rules(error) from error
     return command, new_state, events

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -75,9 +76,11 @@ class Game:
 
     def do(self, command: c.Command) -> list[dict[str, Any]]:
         old_state = self.state
+        owned = pickle.loads(pickle.dumps(old_state))  # a copy the engine may change in place
         new_state, events = apply(old_state, command)
         if self.fingerprints:
             assert fingerprint(old_state) == self.fingerprints[-1], "apply changed its input"
+        assert apply(owned, command, owned=True) == (new_state, events), "owned: another result"
         text = json.dumps(new_state, sort_keys=True)
         assert json.loads(text) == new_state
         self.state = new_state
