@@ -7,7 +7,7 @@ bytes whichever way it travels.
 from __future__ import annotations
 
 import os
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +184,10 @@ class _ViewEnvironment(Environment):
     missing key still ends in StrictUndefined."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        names = _dict_type_names(type(obj))
+        cls = type(obj)
+        names = _DICT_TYPE_NAMES.get(cls, _UNKNOWN)
+        if names is _UNKNOWN:
+            names = _DICT_TYPE_NAMES[cls] = _dict_type_names(cls)
         if names is not None and attribute not in names:
             try:
                 return obj[attribute]
@@ -193,7 +196,10 @@ class _ViewEnvironment(Environment):
         return super().getattr(obj, attribute)
 
 
-@cache
+_UNKNOWN: Any = object()
+_DICT_TYPE_NAMES: dict[type, frozenset[str] | None] = {}  # the types templates have read
+
+
 def _dict_type_names(cls: type) -> frozenset[str] | None:
     """The attribute names of a dict type whose instances have no others; else None."""
     if not issubclass(cls, dict):
