@@ -25,6 +25,7 @@ import asyncpg  # type: ignore[import-untyped]
 from starlette.websockets import WebSocket, WebSocketState
 
 from app.db.session import plain_dsn
+from app.rules import shared_view
 from app.service import (
     add_commit_listener,
     events_after,
@@ -381,16 +382,19 @@ class Hub:
             if connection.audience != "events":
                 by_key.setdefault(connection.key, []).append(connection)
         shared: dict[tuple[str, str], list[Panel]] = {}  # this round's panels, for other viewers
+        # What every view shows, worked out once: the views share those parts, and so do the
+        # digests of them (by identity) that tell whether a panel can be reused.
+        common, digests = shared_view(state), Digests()
         for turn, (key, members) in enumerate(by_key.items()):
             if turn:
                 # Let commands in flight take their next step between two screens: a transaction
                 # waiting on this loop holds its game's lock and a pooled connection meanwhile.
                 await asyncio.sleep(0)
             audience, viewer = members[0].audience, members[0].viewer
-            view = view_for(state, viewer)  # one view per viewer, shared by its sockets
+            view = view_for(state, viewer, common)  # one per viewer, shared by its sockets
             try:
                 if _html_by_panel(members[0]):
-                    self._offer_panels(room, key, view, shared, members, version, resync)
+                    self._offer_panels(room, key, view, shared, digests, members, version, resync)
                 else:
                     self._offer_whole(audience, view, version, members, resync)
             except Exception:  # one broken panel must not freeze every other screen
@@ -406,11 +410,12 @@ class Hub:
         key: tuple[Any, ...],
         view: dict[str, Any],
         shared: dict[tuple[str, str], list[Panel]],
+        digests: Digests,
         members: list[Connection],
         version: int,
         resync: bool,
     ) -> None:
-        htmls = [panel.data for panel in self._panels(room, key, view, shared)]
+        htmls = [panel.data for panel in self._panels(room, key, view, shared, digests)]
         texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
         for connection in members:
             shown = connection.shown
@@ -453,6 +458,7 @@ class Hub:
         key: tuple[Any, ...],
         view: dict[str, Any],
         shared: dict[tuple[str, str], list[Panel]],
+        digests: Digests | None = None,
     ) -> list[Panel]:
         """The screen's panels for this view: each one reused if what it read gives the same
         (from this screen's last render, or from another viewer's this round), else rendered
@@ -462,7 +468,7 @@ class Hub:
         previous = room.screens.get(key)
         if previous is not None and len(previous) != len(names):
             previous = None
-        probe = _Probe(view)
+        probe = _Probe(view, digests)
         panels: list[Panel] = []
         for index, name in enumerate(names):
             others = shared.setdefault((audience, name), [])
@@ -616,6 +622,26 @@ def _digest(value: Any) -> bytes:
     return hashlib.blake2b(_dumps(value), digest_size=16).digest()
 
 
+class Digests:
+    """Digests of parts of views, by the part itself: views of one state made together share
+    parts (app.rules.shared_view), so each is digested once per round, not once per screen.
+    Holds what it digested, so an id is never another object's; lives for one round, in which
+    nobody changes a view."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, bytes]] = {}
+
+    def __call__(self, node: Any) -> bytes:
+        known = self._known.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        answer = _digest(node)
+        self._known[id(node)] = (node, answer)
+        return answer
+
+
 GROUP_DEPTH = 2  # reads are grouped by the part of the view they are in, e.g. ("ships", 0)
 
 
@@ -672,10 +698,11 @@ class _Probe:
     the screens of one round, share many). Reads are the interned (path, kind) pairs of `_Reads`,
     so they are remembered by identity: hashing a path tuple costs more than walking it."""
 
-    __slots__ = ("_answers", "_digests", "view")
+    __slots__ = ("_answers", "_digests", "_of", "view")
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: dict[str, Any], digests: Digests | None = None) -> None:
         self.view = view
+        self._of = Digests() if digests is None else digests
         self._answers: dict[int, tuple[Any, Any]] = {}
         self._digests: dict[int, tuple[Any, Any]] = {}
 
@@ -707,14 +734,14 @@ class _Probe:
             except (KeyError, IndexError):
                 return _MISSING
         if kind == _LEAF:
-            return node if isinstance(node, _SCALARS) else _digest(node)
+            return node if isinstance(node, _SCALARS) else self._of(node)
         if kind == _TYPE:
             return type(node)
         if kind == _LEN:
             return len(node) if isinstance(node, list) else _MISSING
         if kind == _KEYS:
             return tuple(node) if isinstance(node, dict) else _MISSING
-        return _digest(node)  # _WHOLE
+        return self._of(node)  # _WHOLE
 
     def sig(self, deps: Iterable[tuple[Any, int]]) -> tuple[Any, ...]:
         return tuple(self.read(dep) for dep in deps)

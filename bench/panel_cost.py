@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import live
 from app.content import load_catalogue
-from app.live import Hub, Room
-from app.rules import apply, new_game
+from app.live import Digests, Hub, Room
+from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
@@ -86,8 +86,10 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
 
             def round_(state: State, hub: Hub = hub, room: Room = room, viewers: Any = viewers) -> None:
                 shared: dict[Any, Any] = {}
+                common, digests = shared_view(state), Digests()  # as the hub's push round does
                 for audience, viewer in viewers:
-                    hub._panels(room, (audience, viewer, "html"), view_for(state, viewer), shared)
+                    view = view_for(state, viewer, common)
+                    hub._panels(room, (audience, viewer, "html"), view, shared, digests)
 
             round_(state)  # the screens connect: not counted
             cost.clear()

@@ -8,9 +8,9 @@ from .engine import apply
 from .errors import RulesError
 from .state import new_game
 from .timing import deadlines
-from .views import display_view, event_view, gm_view, station_view
+from .views import display_view, event_view, gm_view, shared_view, station_view
 
 __all__ = [
     "COMMANDS", "Actor", "Command", "RulesError", "apply", "deadlines", "display_view",
-    "event_view", "gm_view", "new_game", "parse_command", "station_view",
+    "event_view", "gm_view", "new_game", "parse_command", "shared_view", "station_view",
 ]

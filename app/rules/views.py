@@ -109,7 +109,10 @@ def _cards(state: State, ids: list[str]) -> list[View]:
     return [dict(state["cards"][c]) for c in ids]
 
 
-def _common(state: State) -> View:
+def shared_view(state: State) -> View:
+    """What every audience's view shows of this state: made once, it can be handed to each view
+    function when several views of one state are wanted together. Those views then share its
+    parts, so they are for reading only."""
     return {
         "game": _game(state), "ships": _ships(state), "distances": _distances(state),
         "revealed": _revealed(state), "log": list(state["log"]),
@@ -118,8 +121,12 @@ def _common(state: State) -> View:
     }
 
 
-def display_view(state: State) -> View:
-    view = _common(state)
+def _common(state: State, shared: View | None) -> View:
+    return shared_view(state) if shared is None else dict(shared)
+
+
+def display_view(state: State, shared: View | None = None) -> View:
+    view = _common(state, shared)
     view["viewer"] = {"role": "display"}
     view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
     return view
@@ -134,8 +141,8 @@ def _character(state: State, character_id: str | None) -> View | None:
             **{c: dict(ch[c]) for c in CHARACTERISTICS}}
 
 
-def station_view(state: State, seat: str) -> View:
-    view = _common(state)
+def station_view(state: State, seat: str, shared: View | None = None) -> View:
+    view = _common(state, shared)
     view["viewer"] = {"role": "seat", "seat": seat}
     found = seat_station(state, seat)
     if found is None:
@@ -175,8 +182,8 @@ def station_view(state: State, seat: str) -> View:
     return view
 
 
-def gm_view(state: State) -> View:
-    view = _common(state)
+def gm_view(state: State, shared: View | None = None) -> View:
+    view = _common(state, shared)
     view["viewer"] = {"role": "gm"}
     view["hands"] = {
         station_key(ship, st): _cards(state, st["hand"])

@@ -185,13 +185,15 @@ async def current_view(
     return version, view_for(state, viewer)
 
 
-def view_for(state: State, viewer: Viewer) -> dict[str, Any]:
+def view_for(state: State, viewer: Viewer, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One viewer's view. `shared` (app.rules.shared_view of the same state) saves working out
+    what every view shows again for each of several viewers; such views share parts: read only."""
     if viewer == "gm":
-        return gm_view(state)
+        return gm_view(state, shared)
     if viewer == "display":
-        return display_view(state)
+        return display_view(state, shared)
     if isinstance(viewer, tuple) and viewer[0] == "seat":
-        return station_view(state, viewer[1])
+        return station_view(state, viewer[1], shared)
     raise ValueError(f"unknown viewer {viewer!r}")
 
 

@@ -192,3 +192,22 @@ def test_views_list_ships_and_stations_in_a_fixed_order_whatever_the_key_order()
         assert [st["role"] for st in kestrel["stations"]] == [
             "weapons", "engineering", "pilot", "comms"]
     assert display_view(state) == display_view(shuffled)
+
+
+def test_views_made_together_from_one_shared_part_are_the_views_made_alone() -> None:
+    """Section 11: the hub makes every screen's view of a state at once (shared_view); each must
+    be exactly what that audience's own view function gives, secrets stripped the same way."""
+    from app.rules import shared_view
+
+    state, _ = orders_open()
+    seats = [seat_of(*A), seat_of(*B), seat_of("kestrel", "engineering"), "spectator"]
+    common = shared_view(state)
+    before = json.dumps(common, sort_keys=True)
+    assert gm_view(state, common) == gm_view(state)
+    assert display_view(state, common) == display_view(state)
+    for seat in seats:
+        view = station_view(state, seat, common)
+        assert view == station_view(state, seat)
+        owner = None if view["me"] is None else "kestrel/" + view["me"]["station"]
+        assert leaks(state, view, owner) == []
+    assert json.dumps(common, sort_keys=True) == before  # no view changed the shared part

@@ -11,7 +11,7 @@ import pytest
 from app import live
 from app.content import load_catalogue
 from app.live import Hub, Room
-from app.rules import apply, new_game
+from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
@@ -58,10 +58,13 @@ def test_panels_reused_across_rounds_and_viewers_give_render_push_bytes() -> Non
     checked = 0
     for step in play(state, random.Random(5), 60):
         shared: dict[Any, Any] = {}
+        # As a push round does: the views share what every view shows, and its digests
+        common, digests = shared_view(step), live.Digests()
         for audience, viewer in viewers:
-            view = view_for(step, viewer)
-            panels = hub._panels(room, (audience, viewer, "html"), view, shared)
-            assert "".join(p.html for p in panels) == render_push(audience, view)
+            view = view_for(step, viewer, common)
+            panels = hub._panels(room, (audience, viewer, "html"), view, shared, digests)
+            alone = view_for(step, viewer)  # the view as a page or an htmx answer makes it
+            assert "".join(p.html for p in panels) == render_push(audience, alone)
             checked += 1
     assert checked > 200
     # Reuse must be real, or the hub gains nothing: far fewer renders than panels shown.
