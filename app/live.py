@@ -698,11 +698,11 @@ class _Probe:
     the screens of one round, share many). Reads are the interned (path, kind) pairs of `_Reads`,
     so they are remembered by identity: hashing a path tuple costs more than walking it."""
 
-    __slots__ = ("_answers", "_digests", "_of", "view")
+    __slots__ = ("_answers", "_digests", "digests", "view")
 
     def __init__(self, view: dict[str, Any], digests: Digests | None = None) -> None:
         self.view = view
-        self._of = Digests() if digests is None else digests
+        self.digests = Digests() if digests is None else digests
         self._answers: dict[int, tuple[Any, Any]] = {}
         self._digests: dict[int, tuple[Any, Any]] = {}
 
@@ -714,6 +714,10 @@ class _Probe:
         answer = self._read(path, _LEAF)
         self._digests[id(path)] = (path, answer)
         return answer
+
+    def know(self, dep: tuple[tuple[Any, ...], int], answer: Any) -> None:
+        """What a read gives on this view, as a render of it found."""
+        self._answers[id(dep)] = (dep, answer)
 
     def read(self, dep: tuple[tuple[Any, ...], int]) -> Any:
         known = self._answers.get(id(dep))
@@ -734,48 +738,65 @@ class _Probe:
             except (KeyError, IndexError):
                 return _MISSING
         if kind == _LEAF:
-            return node if isinstance(node, _SCALARS) else self._of(node)
+            return node if isinstance(node, _SCALARS) else self.digests(node)
         if kind == _TYPE:
             return type(node)
         if kind == _LEN:
             return len(node) if isinstance(node, list) else _MISSING
         if kind == _KEYS:
             return tuple(node) if isinstance(node, dict) else _MISSING
-        return self._of(node)  # _WHOLE
+        return self.digests(node)  # _WHOLE
 
     def sig(self, deps: Iterable[tuple[Any, int]]) -> tuple[Any, ...]:
         return tuple(self.read(dep) for dep in deps)
 
 
 class _Reads:
-    """The reads of one render."""
+    """The reads of one render, each with what it gave (as `_Probe._read` would answer it: the
+    value is at hand while the template reads it, so the new panel's signature needs no second
+    walk down the view)."""
 
-    __slots__ = ("deps",)
+    __slots__ = ("deps", "digests")
 
-    def __init__(self) -> None:
-        self.deps: set[tuple[Any, int]] = set()
+    def __init__(self, digests: Digests | None = None) -> None:
+        self.deps: dict[tuple[Any, int], Any] = {}
+        self.digests = Digests() if digests is None else digests
 
-    def ordered(self, hot: set[Any]) -> tuple[tuple[Any, int], ...]:
-        """The reads, those that changed lately first, each path and read one shared object."""
-        deps = [_intern((_intern(path), kind)) for path, kind in self.deps]
+    def ordered(self, hot: set[Any], probe: _Probe | None = None) -> tuple[tuple[Any, int], ...]:
+        """The reads, those that changed lately first, each path and read one shared object.
+        The probe (of the view rendered) is told what each gave."""
+        deps = []
+        for (path, kind), answer in self.deps.items():
+            dep = _intern((_intern(path), kind))
+            if probe is not None:
+                probe.know(dep, answer)
+            deps.append(dep)
         deps.sort(key=lambda dep: dep not in hot)
         return tuple(deps)
 
     def wrap(self, value: Any, path: tuple[Any, ...]) -> Any:
         kind = type(value)
         if kind is dict:
-            self.deps.add((path, _TYPE))
+            self.deps[(path, _TYPE)] = dict
             return _DictReads(value, self, path)
         if kind is list and all(type(item) is dict for item in value):
             # A list of records: its length, then each record's own reads. Anything else in a
             # list (strings, numbers) is read as one value, since C code can read it unseen.
-            self.deps.add((path, _LEN))
+            self.deps[(path, _LEN)] = len(value)
             return _ListReads(_DictReads(item, self, (*path, i)) for i, item in enumerate(value))
-        self.deps.add((path, _LEAF))
+        self.deps[(path, _LEAF)] = value if isinstance(value, _SCALARS) else self.digests(value)
         return value
 
-    def note(self, path: tuple[Any, ...], kind: int) -> None:
-        self.deps.add((path, kind))
+    def absent(self, path: tuple[Any, ...]) -> None:
+        self.deps[(path, _LEAF)] = _MISSING
+
+    def keys(self, path: tuple[Any, ...], node: dict[Any, Any]) -> None:
+        if (path, _KEYS) not in self.deps:
+            self.deps[(path, _KEYS)] = tuple(node)
+
+    def whole(self, path: tuple[Any, ...], node: dict[Any, Any]) -> None:
+        if (path, _WHOLE) not in self.deps:
+            self.deps[(path, _WHOLE)] = self.digests(node)
 
 
 class _ListReads(list):  # type: ignore[type-arg]
@@ -789,12 +810,13 @@ class _DictReads(dict):  # type: ignore[type-arg]
     """A dict of the view as a template sees it, noting each read. Walking it (keys, len, in)
     reads its key set; items()/values() also read each value; ==, repr and pickling read all."""
 
-    __slots__ = ("_bc_kids", "_bc_path", "_bc_reads")
+    __slots__ = ("_bc_kids", "_bc_path", "_bc_raw", "_bc_reads")
 
     def __init__(self, data: dict[str, Any], reads: _Reads, path: tuple[Any, ...]) -> None:
         super().__init__(data)
         self._bc_reads = reads
         self._bc_path = path
+        self._bc_raw = data  # the view's own dict, as a probe finds it
         self._bc_kids: dict[Any, Any] = {}  # templates read the same fields again and again
 
     def __getitem__(self, key: Any) -> Any:
@@ -805,7 +827,7 @@ class _DictReads(dict):  # type: ignore[type-arg]
         try:
             value = super().__getitem__(key)
         except KeyError:
-            self._bc_reads.note(path, _LEAF)  # absent, as a template may test for
+            self._bc_reads.absent(path)  # as a template may test for
             raise
         kids[key] = wrapped = self._bc_reads.wrap(value, path)
         return wrapped
@@ -817,11 +839,11 @@ class _DictReads(dict):  # type: ignore[type-arg]
             return default
 
     def __contains__(self, key: object) -> bool:
-        self._bc_reads.note(self._bc_path, _KEYS)
+        self._walk()
         return super().__contains__(key)
 
     def _walk(self) -> None:
-        self._bc_reads.note(self._bc_path, _KEYS)
+        self._bc_reads.keys(self._bc_path, self._bc_raw)
 
     def __iter__(self) -> Any:
         self._walk()
@@ -844,7 +866,7 @@ class _DictReads(dict):  # type: ignore[type-arg]
         return [self[key] for key in super().keys()]  # noqa: SIM118 - dict's, not ours
 
     def _whole(self) -> None:
-        self._bc_reads.note(self._bc_path, _WHOLE)
+        self._bc_reads.whole(self._bc_path, self._bc_raw)
 
     def __eq__(self, other: object) -> bool:
         self._whole()
@@ -872,9 +894,9 @@ def _render_panel(
     audience: str, name: str, view: dict[str, Any], probe: _Probe, hot: set[Any]
 ) -> Panel:
     assert _render_panels is not None
-    reads = _Reads()
+    reads = _Reads(probe.digests)
     html = str(_render_panels(audience, _DictReads(view, reads, ()), (name,)))
-    return Panel(reads.ordered(hot), probe, html)
+    return Panel(reads.ordered(hot, probe), probe, html)
 
 
 _hot: dict[tuple[str, str], set[Any]] = {}  # per panel: reads that lately told a change apart

@@ -81,7 +81,7 @@ def test_reads_note_each_path_and_walking_a_part_reads_its_keys_or_all_of_it() -
     )
     assert view["ships"][1]["x"] == 2 and view.get("nope") is None and view["t"] == [1, 2]
     assert "turn" in view["game"]
-    assert reads.deps == {
+    assert set(reads.deps) == {
         (("ships",), live._LEN),
         (("ships", 1, "x"), live._LEAF),
         (("nope",), live._LEAF),
@@ -96,6 +96,30 @@ def test_reads_note_each_path_and_walking_a_part_reads_its_keys_or_all_of_it() -
         "t": [1, 2],
     }
     assert (("ships", 0, "id"), live._LEAF) in reads.deps  # json walked everything, item by item
+
+
+def test_what_a_render_read_is_what_a_probe_of_that_view_reads() -> None:
+    """A new panel's signature comes from the values its render read, not a second walk down
+    the view: each must be what a probe of the same view would read, or panels would be reused
+    wrongly (or never). Every panel of every screen along a bot game."""
+    state, seats = seated(4)
+    viewers: list[tuple[str, Any]] = [
+        *(("station", ("seat", s)) for s in seats),
+        ("gm", "gm"),
+        ("display", "display"),
+    ]
+    checked = 0
+    for step in play(state, random.Random(6), 30):
+        for audience, viewer in viewers:
+            view = view_for(step, viewer)
+            for name in live._PANELS[audience]:
+                reads = live._Reads()
+                live._render_panels(audience, live._DictReads(view, reads, ()), (name,))
+                walked = live._Probe(view)
+                for (path, kind), answer in reads.deps.items():
+                    assert walked.read((path, kind)) == answer, (audience, name, path, kind)
+                    checked += 1
+    assert checked > 10_000
 
 
 def test_a_panel_fits_a_view_only_if_everything_it_read_reads_the_same() -> None:
