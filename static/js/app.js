@@ -160,6 +160,7 @@
     lastHtml[target.id] = html;
     pending[target.id] = { state: captureState(target), health: target.dataset.health, prompt: target.dataset.prompt };
   });
+  var promptUntil = 0, promptScroll = null;  // bringing a new allocation prompt into view
   body.addEventListener("htmx:oobAfterSwap", function (e) {
     var el = e.detail.target && e.detail.target.id ? document.getElementById(e.detail.target.id) : null;
     if (!el) return;
@@ -175,10 +176,16 @@
     if (el.id === "allocation" && before && !before.prompt && el.dataset.prompt) {
       // Engineering has seconds to answer: bring the prompt into view wherever they had scrolled.
       buzz([120, 80, 120]);
-      // After the whole push has been swapped in, or later panels would move it away again.
-      setTimeout(function () {
+      // After the whole push has been swapped in, or later panels would move it away again;
+      // and again after any swap in the next two seconds (the answer to the phone's own order
+      // may land just after the push that brought the prompt).
+      promptUntil = Date.now() + 2000;
+    }
+    if (Date.now() < promptUntil) {
+      clearTimeout(promptScroll);
+      promptScroll = setTimeout(function () {
         var prompt = document.getElementById("allocation");
-        if (prompt) prompt.scrollIntoView({ block: "start" });
+        if (prompt && prompt.dataset.prompt) prompt.scrollIntoView({ block: "start" });
       }, 60);
     }
     refresh();
