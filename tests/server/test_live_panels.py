@@ -30,6 +30,11 @@ def seated(seed: int) -> tuple[dict[str, Any], list[str]]:
     return seat_table(state, "kestrel", 3, list(catalogue.characters), canonical)
 
 
+def screens(seats: list[str]) -> list[tuple[str, Any]]:
+    """(audience, viewer) of each screen of a bridge: every seat's phone, the GM, the projector."""
+    return [*(("station", ("seat", s)) for s in seats), ("gm", "gm"), ("display", "display")]
+
+
 def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str, Any]]:
     """States along a game: turns, the bot's orders, allocation, a message, red alert."""
     states = []
@@ -50,11 +55,7 @@ def test_panels_reused_across_rounds_and_viewers_give_render_push_bytes() -> Non
     hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
     room = Room(uuid.uuid4())
     state, seats = seated(3)
-    viewers: list[tuple[str, Any]] = [
-        *(("station", ("seat", s)) for s in seats),
-        ("gm", "gm"),
-        ("display", "display"),
-    ]
+    viewers = screens(seats)
     checked = 0
     for step in play(state, random.Random(5), 60):
         shared: dict[Any, Any] = {}
@@ -103,11 +104,7 @@ def test_what_a_render_read_is_what_a_probe_of_that_view_reads() -> None:
     the view: each must be what a probe of the same view would read, or panels would be reused
     wrongly (or never). Every panel of every screen along a bot game."""
     state, seats = seated(4)
-    viewers: list[tuple[str, Any]] = [
-        *(("station", ("seat", s)) for s in seats),
-        ("gm", "gm"),
-        ("display", "display"),
-    ]
+    viewers = screens(seats)
     checked = 0
     for step in play(state, random.Random(6), 30):
         for audience, viewer in viewers:
