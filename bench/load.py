@@ -88,17 +88,17 @@ if path:
     module = importlib.util.module_from_spec(spec)
     sys.modules["app.live"] = module
     spec.loader.exec_module(module)
-if os.environ.get("BENCH_GC_LOG"):  # each collection of the oldest generation, to the log
+if os.environ.get("BENCH_GC_LOG"):  # to the log: each collection of 5 ms or more, or of gen 2
     import gc, time
     started = {}
     def watch(phase, info):
-        if info["generation"] == 2:
-            if phase == "start":
-                started[0] = time.perf_counter()
-            else:
-                took = (time.perf_counter() - started.get(0, time.perf_counter())) * 1000
-                print(f"gc2 {time.time():.3f} {took:.1f} ms {info['collected']} collected",
-                      file=sys.stderr, flush=True)
+        if phase == "start":
+            started[0] = time.perf_counter()
+            return
+        took = (time.perf_counter() - started.get(0, time.perf_counter())) * 1000
+        if took >= 5 or info["generation"] == 2:
+            print(f"gc{info['generation']} {time.time():.3f} {took:.1f} ms "
+                  f"{info['collected']} collected", file=sys.stderr, flush=True)
     gc.callbacks.append(watch)
 if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the last SIGUSR1
     import os, signal, tracemalloc
