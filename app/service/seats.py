@@ -4,13 +4,15 @@ always change in the same transaction, so the table and the game never disagree 
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import hmac
 import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -160,6 +162,45 @@ def _info(seat: Seat) -> SeatInfo:
     return SeatInfo(seat.id, seat.game_id, seat.ship, seat.station, seat.name, seat.character)
 
 
+PHONE_TOKENS = 8  # seat tokens one phone's joins can map to in a game: one per seat it left
+
+
+def phone_seat_tokens(secret_key: str, game_id: uuid.UUID | str, phone: str) -> list[str]:
+    """The seat tokens a phone's joins to a game are given, in order. `phone` is a secret the
+    phone keeps between requests (the join page's CSRF cookie), so a join whose answer never
+    reached the phone (Wi-Fi dropped after the commit) is recognised when the phone asks again,
+    and it gets that seat back instead of finding its own station taken. Derived with the server's
+    key, like the demo GM token: nobody without it can work one out."""
+    tokens = []
+    for attempt in range(PHONE_TOKENS):
+        message = f"phone-seat:{game_key(game_id)}:{phone}:{attempt}".encode()
+        digest = hmac.new(secret_key.encode(), message, hashlib.sha256).digest()
+        tokens.append(base64.urlsafe_b64encode(digest).rstrip(b"=").decode())
+    return tokens
+
+
+async def _tokens_taken(session: AsyncSession, tokens: Sequence[str]) -> dict[str, Seat]:
+    """The seats (live or ended, of any game) already given any of these tokens, by token."""
+    by_hash = {token_hash(token): token for token in tokens}
+    seats = await session.scalars(select(Seat).where(Seat.token_hash.in_(list(by_hash))))
+    return {by_hash[seat.token_hash]: seat for seat in seats}
+
+
+def _live_here(taken: dict[str, Seat], game: uuid.UUID) -> str | None:
+    return next((t for t, s in taken.items() if s.game_id == game and s.revoked_at is None), None)
+
+
+async def phone_seat(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, tokens: Sequence[str]
+) -> str | None:
+    """Which of a phone's tokens (`phone_seat_tokens`) opens a live seat of this game, if any."""
+    if not tokens:
+        return None
+    key = game_key(game_id)
+    async with autocommit(session_factory) as session:
+        return _live_here(await _tokens_taken(session, tokens), key)
+
+
 async def create_seat(
     session_factory: SessionFactory,
     game_id: uuid.UUID | str,
@@ -167,13 +208,25 @@ async def create_seat(
     station: str,
     name: str,
     character: str | None = None,
+    *,
+    phone_tokens: Sequence[str] = (),
 ) -> tuple[uuid.UUID, str]:
-    """Man a station: (seat_id, seat_token). The token is shown once; we keep only its hash."""
+    """Man a station: (seat_id, seat_token). The token is shown once; we keep only its hash.
+
+    With `phone_tokens` (`phone_seat_tokens`), the seat gets the first of them that no seat has
+    had yet; and if one of them already opens a live seat of this game, that seat is the answer
+    and nothing changes: the phone asked again for a seat it was given."""
     token = secrets.token_urlsafe(32)
     seat_id = uuid.uuid4()
     key = game_key(game_id)
     async with session_factory() as session, session.begin():
         game = await lock_game(session, key)
+        if phone_tokens:  # under the game's lock: two tries of one join find each other
+            taken = await _tokens_taken(session, phone_tokens)
+            held = _live_here(taken, key)
+            if held is not None:
+                return taken[held].id, held
+            token = next((t for t in phone_tokens if t not in taken), token)
         # The engine refuses a manned station, so any seat row still claiming this one is left
         # over from a GM's UnseatCrew: end it, or the unique index would refuse the new seat.
         result, _ = await apply_locked(

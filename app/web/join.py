@@ -22,12 +22,14 @@ from app.service import (
     create_seat,
     game_by_join_code,
     load_state,
+    phone_seat,
+    phone_seat_tokens,
     seat_by_token,
 )
 from app.settings import get_settings
 
 from .render import render_template
-from .screen import CsrfChecked, csrf_token, page, set_cookie
+from .screen import CSRF_COOKIE, CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
 
 router = APIRouter(tags=["join"])
@@ -109,6 +111,10 @@ async def join_page(
         return page(html, token, 404)
     if await seat_by_token(session_factory, game.id, request.cookies.get(seat_cookie(game.id))):
         return RedirectResponse(f"/play/{game.id}", status_code=303)  # already seated here
+    # Seated, but the answer that carried the seat's cookie never arrived: back to that seat.
+    held = await phone_seat(session_factory, game.id, _phone_tokens(request, game.id))
+    if held is not None:
+        return _seated(game.id, held)
     _, state = await load_state(session_factory, game.id)
     html = render_template(
         "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
@@ -133,14 +139,39 @@ async def join(
     try:
         if not ship or not station:
             raise ServiceError("NO_STATION", "Tap the station you will crew.")
+        # A phone already seated here that joins again gets a second seat, as before; one that
+        # is not gets its own tokens, so asking twice (a lost answer, a double tap, the browser
+        # sending the form again) finds the seat the first try made.
+        cookie = request.cookies.get(seat_cookie(game.id))
+        holding = await seat_by_token(session_factory, game.id, cookie)
         _seat_id, seat_token = await create_seat(
-            session_factory, game.id, ship, station, name.strip(), character or None
+            session_factory,
+            game.id,
+            ship,
+            station,
+            name.strip(),
+            character or None,
+            phone_tokens=() if holding else _phone_tokens(request, game.id),
         )
     except ServiceError as error:
         return await _again(request, session_factory, game, error, seat, name, character)
-    response = RedirectResponse(f"/play/{game.id}", status_code=303)
-    set_cookie(response, seat_cookie(game.id), seat_token, SEAT_COOKIE_AGE)
+    return _seated(game.id, seat_token)
+
+
+def _seated(game_id: Any, seat_token: str) -> Response:
+    response = RedirectResponse(f"/play/{game_id}", status_code=303)
+    set_cookie(response, seat_cookie(game_id), seat_token, SEAT_COOKIE_AGE)
     return response
+
+
+def _phone_tokens(request: Request, game_id: Any) -> list[str]:
+    """The seat tokens of this phone in this game, from the CSRF cookie it holds (none before it
+    has one: the join form sets it, and a join is refused without it)."""
+    phone = request.cookies.get(CSRF_COOKIE, "")
+    if not 20 <= len(phone) <= 100:
+        return []
+    settings = getattr(request.app.state, "settings", None) or get_settings()
+    return phone_seat_tokens(settings.secret_key, game_id, phone)
 
 
 async def _again(

@@ -19,10 +19,13 @@ from app.service import (
     create_seat,
     free_seat,
     is_gm_token,
+    phone_seat,
+    phone_seat_tokens,
     revoke_seat,
     run_command,
     seat_by_token,
     seats,
+    seats_of,
 )
 from app.sweeper import sweep_once
 
@@ -56,6 +59,76 @@ async def test_seat_mans_the_station_and_its_token_opens_only_that_game(
     async with session_factory() as session:
         row = await session.get(Seat, seat_id)
     assert row is not None and token not in row.token_hash and len(row.token_hash) == 64
+
+
+async def version_of(sessions: Sessions, game_id: uuid.UUID) -> int:
+    async with sessions() as session:
+        game = await session.get(Game, game_id)
+        assert game is not None
+        return game.version
+
+
+async def test_a_phone_that_asks_again_for_a_seat_gets_the_one_it_was_given(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    phone = "csrf-cookie-of-one-phone"
+    tokens = phone_seat_tokens("server key", game_id, phone)
+    join = {"phone_tokens": tokens}
+    # A double tap: both tries at once. One seat, and both answers are it.
+    first, second = await asyncio.gather(
+        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join),
+        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join),
+    )
+    assert first == second and first[1] == tokens[0]
+    assert await seat_by_token(session_factory, game_id, tokens[0]) is not None
+    # The answer was lost and the phone asks again, even for another station: it is seated.
+    version = await version_of(session_factory, game_id)
+    again = await create_seat(session_factory, game_id, "kestrel", "weapons", "Ada", **join)
+    assert again == first
+    assert await version_of(session_factory, game_id) == version
+    assert await crew_of(session_factory, game_id, "weapons") is None
+    assert await phone_seat(session_factory, game_id, tokens) == tokens[0]
+    async with session_factory() as session:
+        assert await session.scalar(select(func.count()).select_from(Seat)) == 1
+    # Another phone is another seat.
+    other = phone_seat_tokens("server key", game_id, "csrf-cookie-of-another-phone")
+    with pytest.raises(ServiceError) as taken:
+        await create_seat(session_factory, game_id, "kestrel", "pilot", "Bob", phone_tokens=other)
+    assert taken.value.code == "STATION_TAKEN"
+    # Once its seat ends, the phone's next join is a new seat with its next token.
+    await revoke_seat(session_factory, game_id, first[0])
+    assert await phone_seat(session_factory, game_id, tokens) is None
+    rejoined = await create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join)
+    assert rejoined[0] != first[0] and rejoined[1] == tokens[1]
+
+
+async def test_phone_tokens_depend_on_the_game_the_phone_and_the_key(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    other_game, _, _ = await create_game(session_factory, "skirmish", seed=2)
+    tokens = phone_seat_tokens("server key", game_id, "phone")
+    assert tokens == phone_seat_tokens("server key", str(game_id), "phone")
+    assert len(set(tokens)) == len(tokens) and all(len(t) >= 40 for t in tokens)
+    for different in (
+        phone_seat_tokens("server key", other_game, "phone"),
+        phone_seat_tokens("server key", game_id, "another phone"),
+        phone_seat_tokens("another key", game_id, "phone"),
+    ):
+        assert not set(tokens) & set(different)
+    # Its seat in one game is not a seat in another.
+    await create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", phone_tokens=tokens)
+    assert await phone_seat(session_factory, other_game, tokens) is None
+    assert await phone_seat(session_factory, game_id, tokens) == tokens[0]
+    # A phone that has used all its tokens in a game (every seat ended) still gets a seat.
+    await revoke_seat(session_factory, game_id, (await seats_of(session_factory, game_id))[0].id)
+    for _ in range(len(tokens)):
+        seat_id, token = await create_seat(
+            session_factory, game_id, "kestrel", "pilot", "Ada", phone_tokens=tokens
+        )
+        await revoke_seat(session_factory, game_id, seat_id)
+    assert token not in tokens
 
 
 async def test_a_manned_station_cannot_be_taken_and_nothing_is_stored(

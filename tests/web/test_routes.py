@@ -85,6 +85,32 @@ def test_joining_sets_a_seat_cookie_that_brings_the_phone_back(client: TestClien
     assert again.status_code == 303 and again.headers["location"] == f"/play/{game_id}"
 
 
+def test_a_join_whose_answer_was_lost_finds_its_seat_again(client: TestClient) -> None:
+    game_id, code = new_game(client)
+    client.cookies.clear()
+    page = client.get(f"/join/{code}")
+    form = {"seat": "kestrel/pilot", "name": "Ann", "character": "", "csrf": csrf_of(page.text)}
+    first = client.post(f"/join/{code}", data=form, follow_redirects=False)
+    token = first.cookies.get(seat_cookie(game_id))
+    assert first.status_code == 303 and token
+    # The answer (and its cookie) never reached the phone; the browser sends the form again.
+    client.cookies.delete(seat_cookie(game_id))
+    again = client.post(f"/join/{code}", data=form, follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == f"/play/{game_id}"
+    assert again.cookies.get(seat_cookie(game_id)) == token  # the same seat, not a second one
+    # Or the player scans the code again: straight back to the seat.
+    client.cookies.delete(seat_cookie(game_id))
+    back = client.get(f"/join/{code}", follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"] == f"/play/{game_id}"
+    assert back.cookies.get(seat_cookie(game_id)) == token
+    assert "Pilot" in client.get(f"/play/{game_id}").text
+    # Another phone sees the pilot's station taken, and every other one free.
+    client.cookies.clear()
+    other = client.get(f"/join/{code}")
+    assert 'value="kestrel/pilot" required disabled' in other.text
+    assert 'value="kestrel/weapons" required>' in other.text
+
+
 def test_a_taken_station_is_refused_with_the_form_kept(client: TestClient) -> None:
     _, code = new_game(client)
     client.cookies.clear()
