@@ -32,18 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import HttpPool, Run, ServerProcess
+from load import HttpPool, Run, ServerProcess  # also puts the repository on sys.path
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "device_scale_factor": 3,

@@ -16,16 +16,8 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.browser

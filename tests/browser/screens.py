@@ -9,8 +9,9 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-# Screenshots refresh the README's pictures only when asked (`BRIDGECREW_SCREENSHOTS=docs/screenshots
-# make test`); an ordinary run writes them to a scratch folder, so tests leave the tree clean.
+# Screenshots refresh the README's pictures only when asked
+# (`BRIDGECREW_SCREENSHOTS=docs/screenshots make test`); an ordinary run writes them to a scratch
+# folder, so tests leave the tree clean.
 SCREENSHOTS = Path(
     os.environ.get("BRIDGECREW_SCREENSHOTS")
     or Path(tempfile.gettempdir()) / "bridgecrew-screenshots"
