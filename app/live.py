@@ -605,6 +605,7 @@ def tune_gc() -> None:
 _MISSING = object()
 _LEAF, _TYPE, _LEN, _KEYS, _WHOLE = range(5)
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)  # exactly these types, not subclasses
 _interned: dict[Any, Any] = {}
 
 
@@ -825,10 +826,13 @@ class _DictReads(dict):  # type: ignore[type-arg]
             return kids[key]
         path = (*self._bc_path, key)
         try:
-            value = super().__getitem__(key)
+            value = dict.__getitem__(self, key)
         except KeyError:
             self._bc_reads.absent(path)  # as a template may test for
             raise
+        if type(value) in _SCALAR_TYPES:  # most reads: a leaf, noted here without a call
+            self._bc_reads.deps[(path, _LEAF)] = kids[key] = value
+            return value
         kids[key] = wrapped = self._bc_reads.wrap(value, path)
         return wrapped
 
