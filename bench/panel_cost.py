@@ -9,6 +9,7 @@ rendered (not reused) is counted and timed.
 
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
+    .venv/bin/python bench/panel_cost.py --games 4 --rounds 4   # whole push rounds, for A/B
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
                 ("display", "display"),
             ]
 
-            def round_(state: State, hub: Hub = hub, room: Room = room, viewers: Any = viewers) -> None:
+            def round_(
+                state: State, hub: Hub = hub, room: Room = room, viewers: Any = viewers
+            ) -> None:
                 shared: dict[Any, Any] = {}
                 common, digests = shared_view(state), Digests()  # as the hub's push round does
                 for audience, viewer in viewers:
@@ -115,19 +118,61 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
     return totals, commands, by_command
 
 
+def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
+    """A push round's CPU time per command, all of it (views, panel checks, renders), untimed
+    inside: the best of `repeats` passes over the same games, each with a fresh hub. CPU time, not
+    wall time, so that other processes on a shared machine weigh less in a comparison."""
+    played = []
+    for game in range(games):
+        state, seats = seated(100 + game)
+        viewers = [*(("station", ("seat", s)) for s in seats), ("gm", "gm"), ("display", "display")]
+        states = [after for _, after in play(state, random.Random(game), steps)]
+        played.append((state, viewers, states))
+    best, commands = float("inf"), 0
+    for _ in range(repeats):
+        hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
+        total, commands = 0.0, 0
+        for state, viewers, states in played:
+            room = Room(uuid.uuid4())
+            for index, after in enumerate([state, *states]):
+                start = time.process_time()
+                shared: dict[Any, Any] = {}
+                common, digests = shared_view(after), Digests()
+                for audience, viewer in viewers:
+                    view = view_for(after, viewer, common)
+                    hub._panels(room, (audience, viewer, "html"), view, shared, digests)
+                if index:  # the screens' first render (their connecting) is not a command's
+                    total += time.process_time() - start
+                    commands += 1
+        best = min(best, total / commands)
+    return best, commands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument(
+        "--rounds", type=int, default=0, metavar="N",
+        help="only time whole push rounds per command, the best of N passes (for before/after)",
+    )
     args = parser.parse_args()
+    if args.rounds:
+        per_command, commands = whole_rounds(args.games, args.steps, args.rounds)
+        print(f"push round: {per_command * 1000:.3f} ms of CPU per command (best of {args.rounds}, "
+              f"{commands} commands)")
+        return
     measure(1, 10)  # warm up: templates compiled, caches filled
     totals, commands, by_command = measure(args.games, args.steps)
     all_n = sum(int(v[0]) for v in totals.values())
     all_t = sum(v[1] for v in totals.values())
     print(f"{args.games} games, {commands} commands, {all_n} panel renders, {all_t * 1000:.0f} ms")
     print(f"per command: {all_n / commands:.2f} renders, {all_t * 1000 / commands:.2f} ms\n")
-    print(f"{'audience':9} {'panel':12} {'renders':>8} {'/cmd':>6} {'ms':>8} {'ms/cmd':>7} {'ms/render':>9} {'share':>6}")
+    print(
+        f"{'audience':9} {'panel':12} {'renders':>8} {'/cmd':>6} {'ms':>8} {'ms/cmd':>7}"
+        f" {'ms/render':>9} {'share':>6}"
+    )
     for (audience, name), (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[: args.top]:
         print(
             f"{audience:9} {name:12} {int(n):8d} {n / commands:6.2f} {t * 1000:8.1f}"
