@@ -154,14 +154,19 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument(
-        "--rounds", type=int, default=0, metavar="N",
+        "--rounds",
+        type=int,
+        default=0,
+        metavar="N",
         help="only time whole push rounds per command, the best of N passes (for before/after)",
     )
     args = parser.parse_args()
     if args.rounds:
         per_command, commands = whole_rounds(args.games, args.steps, args.rounds)
-        print(f"push round: {per_command * 1000:.3f} ms of CPU per command (best of {args.rounds}, "
-              f"{commands} commands)")
+        print(
+            f"push round: {per_command * 1000:.3f} ms of CPU per command (best of {args.rounds}, "
+            f"{commands} commands)"
+        )
         return
     measure(1, 10)  # warm up: templates compiled, caches filled
     totals, commands, by_command = measure(args.games, args.steps)

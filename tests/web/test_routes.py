@@ -284,8 +284,9 @@ def test_the_gm_lets_the_npcs_choose_legal_orders(client: TestClient) -> None:
     dashboard = client.get(f"/gm/{game_id}")
     headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
     join(client, code, "kestrel/weapons", "Ann")  # one seat keeps the turn open after the NPCs
-    client.post(f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "0"},
-                headers=headers)
+    client.post(
+        f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "0"}, headers=headers
+    )
     answer = client.post(f"/gm/{game_id}/npc-auto", headers=headers)
     assert answer.status_code == 200, answer.text
     events = client.get(f"/api/games/{game_id}/events?after=0").json()
