@@ -42,19 +42,32 @@ def _row(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     return out
 
 
-async def export_game(session_factory: async_sessionmaker[AsyncSession], game_ref: str) -> dict[str, Any]:
+async def export_game(
+    session_factory: async_sessionmaker[AsyncSession], game_ref: str
+) -> dict[str, Any]:
     """Everything needed to play a game on elsewhere; `game_ref` is its id or join code."""
     async with session_factory() as session:
         game = await _find(session, game_ref)
-        events = (await session.scalars(
-            select(Event).where(Event.game_id == game.id).order_by(Event.version, Event.seq))).all()
-        seats = (await session.scalars(
-            select(Seat).where(Seat.game_id == game.id).order_by(Seat.created_at))).all()
-        commands = (await session.scalars(
-            select(AppliedCommand).where(AppliedCommand.game_id == game.id)
-            .order_by(AppliedCommand.version))).all()
+        events = (
+            await session.scalars(
+                select(Event).where(Event.game_id == game.id).order_by(Event.version, Event.seq)
+            )
+        ).all()
+        seats = (
+            await session.scalars(
+                select(Seat).where(Seat.game_id == game.id).order_by(Seat.created_at)
+            )
+        ).all()
+        commands = (
+            await session.scalars(
+                select(AppliedCommand)
+                .where(AppliedCommand.game_id == game.id)
+                .order_by(AppliedCommand.version)
+            )
+        ).all()
         return {
-            "format": FORMAT, "format_version": FORMAT_VERSION,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
             # The whole state, catalogue included, as format 1 has always carried it.
             "game": {**_row(game, skip=("cards",)), "state": game.whole_state},
             "events": [_row(e, skip=("id", "game_id")) for e in events],
@@ -82,15 +95,19 @@ def _check(data: Any) -> None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BackupError("NOT_A_BACKUP", "This file is not a Bridge Crew game export.")
     if data.get("format_version") != FORMAT_VERSION:
-        raise BackupError("UNSUPPORTED_BACKUP", f"This export has format version "
-                          f"{data.get('format_version')!r}; this server reads {FORMAT_VERSION}.")
+        raise BackupError(
+            "UNSUPPORTED_BACKUP",
+            f"This export has format version "
+            f"{data.get('format_version')!r}; this server reads {FORMAT_VERSION}.",
+        )
     for key in ("game", "events", "seats", "applied_commands"):
         if key not in data:
             raise BackupError("NOT_A_BACKUP", f"The export has no {key!r} section.")
 
 
-async def import_game(session_factory: async_sessionmaker[AsyncSession],
-                      data: dict[str, Any]) -> tuple[str, str]:
+async def import_game(
+    session_factory: async_sessionmaker[AsyncSession], data: dict[str, Any]
+) -> tuple[str, str]:
     """Insert an exported game in one transaction; returns (game_id, join_code).
 
     The game keeps its id (a second import is refused); a join code already used here is
@@ -106,24 +123,57 @@ async def import_game(session_factory: async_sessionmaker[AsyncSession],
         while await session.scalar(select(Game.id).where(Game.join_code == join_code)):
             join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
         state, cards = stored_state(g["state"])
-        session.add(Game(
-            id=game_id, join_code=join_code, scenario=g["scenario"], seed=g["seed"],
-            version=g["version"], state=state, cards=cards, gm_token_hash=g["gm_token_hash"],
-            deadline_at=_parse_time(g.get("deadline_at")), deadline_kind=g.get("deadline_kind"),
-            deadline_version=g.get("deadline_version"), created_at=_parse_time(g["created_at"])))
+        session.add(
+            Game(
+                id=game_id,
+                join_code=join_code,
+                scenario=g["scenario"],
+                seed=g["seed"],
+                version=g["version"],
+                state=state,
+                cards=cards,
+                gm_token_hash=g["gm_token_hash"],
+                deadline_at=_parse_time(g.get("deadline_at")),
+                deadline_kind=g.get("deadline_kind"),
+                deadline_version=g.get("deadline_version"),
+                created_at=_parse_time(g["created_at"]),
+            )
+        )
         await session.flush()
         for e in data["events"]:
-            session.add(Event(game_id=game_id, version=e["version"], seq=e["seq"], type=e["type"],
-                              data=e["data"], created_at=_parse_time(e["created_at"])))
+            session.add(
+                Event(
+                    game_id=game_id,
+                    version=e["version"],
+                    seq=e["seq"],
+                    type=e["type"],
+                    data=e["data"],
+                    created_at=_parse_time(e["created_at"]),
+                )
+            )
         for s in data["seats"]:
-            session.add(Seat(
-                id=uuid.UUID(s["id"]), game_id=game_id, token_hash=s["token_hash"], ship=s["ship"],
-                station=s["station"], name=s["name"], character=s.get("character"),
-                last_seen_at=_parse_time(s.get("last_seen_at")),
-                revoked_at=_parse_time(s.get("revoked_at")),
-                created_at=_parse_time(s["created_at"])))
+            session.add(
+                Seat(
+                    id=uuid.UUID(s["id"]),
+                    game_id=game_id,
+                    token_hash=s["token_hash"],
+                    ship=s["ship"],
+                    station=s["station"],
+                    name=s["name"],
+                    character=s.get("character"),
+                    last_seen_at=_parse_time(s.get("last_seen_at")),
+                    revoked_at=_parse_time(s.get("revoked_at")),
+                    created_at=_parse_time(s["created_at"]),
+                )
+            )
         for c in data["applied_commands"]:
-            session.add(AppliedCommand(game_id=game_id, command_id=c["command_id"],
-                                       version=c["version"], result=c["result"],
-                                       created_at=_parse_time(c["created_at"])))
+            session.add(
+                AppliedCommand(
+                    game_id=game_id,
+                    command_id=c["command_id"],
+                    version=c["version"],
+                    result=c["result"],
+                    created_at=_parse_time(c["created_at"]),
+                )
+            )
     return str(game_id), join_code

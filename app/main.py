@@ -115,8 +115,10 @@ def create_app(
 def limits_from(settings: Settings) -> Limits:
     """The limits in force, from settings (BRIDGECREW_COMMAND_RATE etc.)."""
     return Limits(
-        command_rate=settings.command_rate, command_burst=settings.command_burst,
-        anonymous_rate=settings.anonymous_rate, anonymous_burst=settings.anonymous_burst,
+        command_rate=settings.command_rate,
+        command_burst=settings.command_burst,
+        anonymous_rate=settings.anonymous_rate,
+        anonymous_burst=settings.anonymous_burst,
         frame_bytes=settings.ws_max_frame_bytes,
     )
 

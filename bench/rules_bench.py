@@ -28,9 +28,16 @@ def seated_game(scenario: str, seed: int) -> dict:
         if ship["crew"] != "players":
             continue
         for station in ship["stations"]:
-            state, _ = apply(state, c.SeatCrew(ship=ship["id"], station=station, seat=f"s{seat}",
-                                               name=f"Player {seat}",
-                                               character=characters[seat % len(characters)]))
+            state, _ = apply(
+                state,
+                c.SeatCrew(
+                    ship=ship["id"],
+                    station=station,
+                    seat=f"s{seat}",
+                    name=f"Player {seat}",
+                    character=characters[seat % len(characters)],
+                ),
+            )
             seat += 1
     return state
 

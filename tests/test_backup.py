@@ -19,12 +19,15 @@ async def _factory(url: str):  # type: ignore[no-untyped-def]
     return engine, create_session_factory(engine)
 
 
-async def test_exported_game_imports_elsewhere_and_plays_on(db_url: str, pg_server_url: str) -> None:
+async def test_exported_game_imports_elsewhere_and_plays_on(
+    db_url: str, pg_server_url: str
+) -> None:
     engine, factory = await _factory(db_url)
     game_id, join_code, gm_token = await create_game(factory, "skirmish", seed=5)
     seat_id, seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
-    await run_command(factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(),
-                      command_id="start-1")
+    await run_command(
+        factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="start-1"
+    )
     data = await export_game(factory, str(game_id))
     await engine.dispose()
     exported = json.loads(json.dumps(data))  # it is plain JSON
@@ -50,9 +53,13 @@ async def test_exported_game_imports_elsewhere_and_plays_on(db_url: str, pg_serv
     assert again["events"] == data["events"]
     assert [s["token_hash"] for s in again["seats"]] == [s["token_hash"] for s in data["seats"]]
 
-    result = await run_command(factory2, game_id, {"type": "PassOrder", "ship": "kestrel",
-                                                   "station": "pilot"},
-                               Actor.for_seat(str(seat_id)), command_id="pass-1")
+    result = await run_command(
+        factory2,
+        game_id,
+        {"type": "PassOrder", "ship": "kestrel", "station": "pilot"},
+        Actor.for_seat(str(seat_id)),
+        command_id="pass-1",
+    )
     assert result.version == data["game"]["version"] + 1
 
     with pytest.raises(BackupError) as refused:

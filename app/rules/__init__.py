@@ -11,6 +11,17 @@ from .timing import deadlines
 from .views import display_view, event_view, gm_view, shared_view, station_view
 
 __all__ = [
-    "COMMANDS", "Actor", "Command", "RulesError", "apply", "deadlines", "display_view",
-    "event_view", "gm_view", "new_game", "parse_command", "shared_view", "station_view",
+    "COMMANDS",
+    "Actor",
+    "Command",
+    "RulesError",
+    "apply",
+    "deadlines",
+    "display_view",
+    "event_view",
+    "gm_view",
+    "new_game",
+    "parse_command",
+    "shared_view",
+    "station_view",
 ]

@@ -26,8 +26,9 @@ from .phases import ACTIONS, actions_for
 from .state import State, distance, health, manned, operational, station_key
 
 
-def propose(state: State, ship_id: str, station_id: str, rng: random.Random,
-            actor: Actor, now: float = 0.0) -> Command:
+def propose(
+    state: State, ship_id: str, station_id: str, rng: random.Random, actor: Actor, now: float = 0.0
+) -> Command:
     """A plausible order for one station; falls back to passing when nothing fits."""
     ship = state["ships"][ship_id]
     station = ship["stations"][station_id]
@@ -49,8 +50,9 @@ def propose(state: State, ship_id: str, station_id: str, rng: random.Random,
         if action == "manoeuvre":
             reach = params.get("value") or sum(state["cards"][c]["value"] for c in params["cards"])
             params["x"], params["y"] = _square_within(state, ship, reach, rng)
-        command = SubmitOrder(ship=ship_id, station=station_id, action=action, actor=actor,
-                              now=now, **params)
+        command = SubmitOrder(
+            ship=ship_id, station=station_id, action=action, actor=actor, now=now, **params
+        )
         try:
             apply(state, command)
         except RulesError:
@@ -59,10 +61,12 @@ def propose(state: State, ship_id: str, station_id: str, rng: random.Random,
     return PassOrder(ship=ship_id, station=station_id, actor=actor, now=now)
 
 
-def _params(state: State, ship: dict[str, Any], station: dict[str, Any], action: str,
-            rng: random.Random) -> dict[str, Any] | None:
-    enemies = [s for s in state["ships"].values()
-               if s["side"] != ship["side"] and not s["destroyed"]]
+def _params(
+    state: State, ship: dict[str, Any], station: dict[str, Any], action: str, rng: random.Random
+) -> dict[str, Any] | None:
+    enemies = [
+        s for s in state["ships"].values() if s["side"] != ship["side"] and not s["destroyed"]
+    ]
     if not operational(station) and action != "repair":
         return None
     if action == "attack":
@@ -70,8 +74,11 @@ def _params(state: State, ship: dict[str, Any], station: dict[str, Any], action:
             return None
         target = min(enemies, key=lambda s: distance(ship, s))
         band = range_band_for(distance(ship, target))
-        reaching = [w["id"] for w in ship["weapons"]
-                    if band is not None and band_index(w["max_range"]) >= band_index(band.id)]
+        reaching = [
+            w["id"]
+            for w in ship["weapons"]
+            if band is not None and band_index(w["max_range"]) >= band_index(band.id)
+        ]
         if not reaching:
             return None
         params: dict[str, Any] = {"target": target["id"], "weapons": tuple(reaching)}
@@ -98,8 +105,9 @@ def _params(state: State, ship: dict[str, Any], station: dict[str, Any], action:
     return {}
 
 
-def _square_within(state: State, ship: dict[str, Any], reach: int,
-                   rng: random.Random) -> tuple[int, int]:
+def _square_within(
+    state: State, ship: dict[str, Any], reach: int, rng: random.Random
+) -> tuple[int, int]:
     width, height = state["settings"]["map_width"], state["settings"]["map_height"]
     x = min(width - 1, max(0, ship["x"] + rng.randint(-reach, reach)))
     y = min(height - 1, max(0, ship["y"] + rng.randint(-reach, reach)))

@@ -37,7 +37,9 @@ def _crew_character(ctx: Context, station: Station) -> dict[str, Any] | None:
 def draw_up(ctx: Context, ship: Ship, station: Station, most: int | None = None) -> list[str]:
     """Skill cards up to 3 (within the limit), then Station cards up to the limit."""
     limit = hand_limit(station)
-    budget = limit - len(station["hand"]) if most is None else min(most, limit - len(station["hand"]))
+    budget = (
+        limit - len(station["hand"]) if most is None else min(most, limit - len(station["hand"]))
+    )
     drawn: list[str] = []
     character = _crew_character(ctx, station)
     if character is not None:
@@ -59,10 +61,17 @@ def draw_up(ctx: Context, ship: Ship, station: Station, most: int | None = None)
         budget -= 1
     if drawn:
         name = ship["name"]
-        ctx.emit("CardsDrawn", f"{station['role'].capitalize()} of {name} drew {len(drawn)} "
-                 f"card{'s' if len(drawn) != 1 else ''}.", log=False,
-                 ship=ship["id"], station=station["id"], count=len(drawn),
-                 secret_for=station_key(ship, station), secret={"cards": drawn})
+        ctx.emit(
+            "CardsDrawn",
+            f"{station['role'].capitalize()} of {name} drew {len(drawn)} "
+            f"card{'s' if len(drawn) != 1 else ''}.",
+            log=False,
+            ship=ship["id"],
+            station=station["id"],
+            count=len(drawn),
+            secret_for=station_key(ship, station),
+            secret={"cards": drawn},
+        )
     return drawn
 
 
@@ -102,11 +111,17 @@ def enforce_limit(ctx: Context, ship: Ship, station: Station) -> list[str]:
     dropped = order[:excess]
     for card_id in dropped:
         discard(ctx, station, card_id)
-    ctx.emit("HandReduced", f"{station['role'].capitalize()} of {ship['name']} lost "
-             f"{len(dropped)} card{'s' if len(dropped) != 1 else ''} to damage.",
-             ship=ship["id"], station=station["id"], count=len(dropped),
-             limit=hand_limit(station),
-             secret_for=station_key(ship, station), secret={"cards": dropped})
+    ctx.emit(
+        "HandReduced",
+        f"{station['role'].capitalize()} of {ship['name']} lost "
+        f"{len(dropped)} card{'s' if len(dropped) != 1 else ''} to damage.",
+        ship=ship["id"],
+        station=station["id"],
+        count=len(dropped),
+        limit=hand_limit(station),
+        secret_for=station_key(ship, station),
+        secret={"cards": dropped},
+    )
     return dropped
 
 

@@ -271,11 +271,36 @@ class SetSetting(Command):
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
-        SubmitOrder, PassOrder, WithdrawOrder, AllocateDamage, StartTurn, CloseOrders, PauseTimer,
-        ResumeTimer, ExtendTimer, ExpireDeadline, ForceAllocation, UndoResolution, EndCombat,
-        ImposeModifier, RemoveModifier, SetTrack, SetShields, SetPosition, SetShipValue,
-        SetCharacteristic, DowntimeRepair, FirstAid, DestroyShip, RestoreShip, SeatCrew,
-        UnseatCrew, SendMessage, SetRedAlert, SetModule, SetSetting,
+        SubmitOrder,
+        PassOrder,
+        WithdrawOrder,
+        AllocateDamage,
+        StartTurn,
+        CloseOrders,
+        PauseTimer,
+        ResumeTimer,
+        ExtendTimer,
+        ExpireDeadline,
+        ForceAllocation,
+        UndoResolution,
+        EndCombat,
+        ImposeModifier,
+        RemoveModifier,
+        SetTrack,
+        SetShields,
+        SetPosition,
+        SetShipValue,
+        SetCharacteristic,
+        DowntimeRepair,
+        FirstAid,
+        DestroyShip,
+        RestoreShip,
+        SeatCrew,
+        UnseatCrew,
+        SendMessage,
+        SetRedAlert,
+        SetModule,
+        SetSetting,
     )
 }
 
@@ -308,9 +333,12 @@ def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Comma
             continue
         values[f.name] = _coerce(data[f.name], hints[f.name], f.name)
     missing = [
-        f.name for f in dataclasses.fields(cls)
-        if f.name not in values and f.name not in ("actor", "now")
-        and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.name not in values
+        and f.name not in ("actor", "now")
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
     ]
     if missing:
         raise refuse("BAD_COMMAND", f"{kind} needs the field {missing[0]!r}.")
@@ -354,6 +382,8 @@ def _coerce(value: Any, hint: Any, name: str) -> Any:
         return float(value)
     if hint is str:
         if not isinstance(value, str) or len(value) > _MAX_TEXT:
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be text of at most {_MAX_TEXT} characters.")
+            raise refuse(
+                "BAD_COMMAND", f"The field {name!r} must be text of at most {_MAX_TEXT} characters."
+            )
         return value
     raise refuse("BAD_COMMAND", f"The field {name!r} cannot be read.")

@@ -33,8 +33,13 @@ ROLES = ("weapons", "engineering", "pilot", "comms", "captain")
 # repair=Engineering repair, command=Captain command, medicine=first aid only (never an order),
 # any=wild.
 CARD_KINDS = ("attack", "helm", "ewar", "repair", "command", "medicine", "any")
-ROLE_CARD_KIND = {"weapons": "attack", "engineering": "repair", "pilot": "helm",
-                  "comms": "ewar", "captain": "command"}
+ROLE_CARD_KIND = {
+    "weapons": "attack",
+    "engineering": "repair",
+    "pilot": "helm",
+    "comms": "ewar",
+    "captain": "command",
+}
 # rule: G-HIT-2 (the source overlaps Close and Medium at 4 squares; 4 is Close here)
 RANGE_BANDS = (
     RangeBand("point_blank", "Point Blank", 0, 2, 1),
@@ -158,8 +163,13 @@ class ScenarioSettings:
     map_height: int = 10
     # M-SYSHIT: d20 low, high, what is hit
     hit_table: tuple[tuple[int, int, str], ...] = (
-        (1, 1, "comms"), (2, 2, "engineering"), (3, 6, "pilot"), (7, 9, "comms"),
-        (10, 17, "hull"), (18, 20, "weapons"))
+        (1, 1, "comms"),
+        (2, 2, "engineering"),
+        (3, 6, "pilot"),
+        (7, 9, "comms"),
+        (10, 17, "hull"),
+        (18, 20, "weapons"),
+    )
 
 
 @dataclass(frozen=True)
@@ -189,24 +199,30 @@ class Catalogue:
 
 # --- Parsing -------------------------------------------------------------------------------------
 
+
 def _track(parent: Table, key: str, min_boxes: int) -> Track:
     table = parent.table(key, required=("boxes",), optional=("red",))
     boxes = table.integer("boxes", low=min_boxes, high=60)
     red = table.integers("red", low=1, default=())
     for index, box in enumerate(red):
         if box > boxes:
-            raise ContentError(table.file, field_path(table.at("red"), index),
-                               f"box {box} is beyond the track's {boxes} boxes")
+            raise ContentError(
+                table.file,
+                field_path(table.at("red"), index),
+                f"box {box} is beyond the track's {boxes} boxes",
+            )
     duplicate = first_duplicate(str(box) for box in red)
     if duplicate:
-        raise ContentError(table.file, field_path(table.at("red"), duplicate[1]),
-                           f"box {red[duplicate[1]]} is listed twice")
+        raise ContentError(
+            table.file,
+            field_path(table.at("red"), duplicate[1]),
+            f"box {red[duplicate[1]]} is listed twice",
+        )
     return Track(boxes, tuple(sorted(red)))
 
 
 def _cards(parent: Table, key: str, *, id_prefix: str, source: str) -> tuple[Card, ...]:
-    entries = parent.tables(key, required=("name", "value", "kind", "effect"),
-                            optional=("copies",))
+    entries = parent.tables(key, required=("name", "value", "kind", "effect"), optional=("copies",))
     if not entries:
         raise parent.error(key, "needs at least one card")
     cards: list[Card] = []
@@ -215,20 +231,27 @@ def _cards(parent: Table, key: str, *, id_prefix: str, source: str) -> tuple[Car
         value = entry.integer("value", low=0, high=CARD_VALUE_MAX)
         kind = entry.choice("kind", CARD_KINDS, "card kind")
         if kind == "medicine" and source == "station":
-            raise entry.error("kind", "medicine cards are for first aid; they belong in a "
-                                      "character's Skill deck, not a Station deck")
+            raise entry.error(
+                "kind",
+                "medicine cards are for first aid; they belong in a "
+                "character's Skill deck, not a Station deck",
+            )
         effect = entry.text("effect")
         for _ in range(entry.integer("copies", low=1, high=20, default=1)):
-            cards.append(Card(f"{id_prefix}-{len(cards) + 1:02d}", name, value, kind, effect,
-                              source))
+            cards.append(
+                Card(f"{id_prefix}-{len(cards) + 1:02d}", name, value, kind, effect, source)
+            )
     return tuple(cards)
 
 
 def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
     """rule: G-SHIP-1: a ship sheet is data: hull, shields, crew stations, weapons."""
-    sheet = Table(data, source, required=("id", "name", "hull_size", "defence", "hull",
-                                          "shields", "stations"),
-                  optional=("systems", "weapons"))
+    sheet = Table(
+        data,
+        source,
+        required=("id", "name", "hull_size", "defence", "hull", "shields", "stations"),
+        optional=("systems", "weapons"),
+    )
     ship_id = sheet.slug("id")
     name = sheet.text("name")
     hull_size = sheet.integer("hull_size", low=1, high=200)
@@ -241,32 +264,53 @@ def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
     for entry in sheet.tables("stations", required=("role", "track", "deck"), optional=("id",)):
         role = entry.choice("role", ROLES, "role")
         station_id = entry.slug("id", default=role)
-        stations.append(StationSpec(station_id, role, _track(entry, "track", min_boxes=1),
-                                    entry.slug("deck")))
+        stations.append(
+            StationSpec(station_id, role, _track(entry, "track", min_boxes=1), entry.slug("deck"))
+        )
     duplicate = first_duplicate(s.id for s in stations)
     if duplicate:
-        raise ContentError(source, f"stations[{duplicate[1]}].id",
-                           f"station id {stations[duplicate[1]].id!r} is already used by "
-                           f"stations[{duplicate[0]}]")
+        raise ContentError(
+            source,
+            f"stations[{duplicate[1]}].id",
+            f"station id {stations[duplicate[1]].id!r} is already used by stations[{duplicate[0]}]",
+        )
     if not any(s.role == "engineering" for s in stations):
         # Engineering allocates damage and repairs (G-DMG-4, G-DMG-8, G-REP-1).
         raise sheet.error("stations", "a ship needs an engineering station")
 
     weapons: list[Weapon] = []
-    for entry in sheet.tables("weapons", required=("id", "name", "damage", "max_range"),
-                              optional=("kind",), default=()):
+    for entry in sheet.tables(
+        "weapons", required=("id", "name", "damage", "max_range"), optional=("kind",), default=()
+    ):
         kind = entry.slug("kind") if entry.has("kind") else None
-        weapons.append(Weapon(entry.slug("id"), entry.text("name"),
-                              entry.integer("damage", low=1, high=20),
-                              entry.choice("max_range", [b.id for b in RANGE_BANDS], "range band"),
-                              kind))
+        weapons.append(
+            Weapon(
+                entry.slug("id"),
+                entry.text("name"),
+                entry.integer("damage", low=1, high=20),
+                entry.choice("max_range", [b.id for b in RANGE_BANDS], "range band"),
+                kind,
+            )
+        )
     duplicate = first_duplicate(w.id for w in weapons)
     if duplicate:
-        raise ContentError(source, f"weapons[{duplicate[1]}].id",
-                           f"weapon id {weapons[duplicate[1]].id!r} is already used by "
-                           f"weapons[{duplicate[0]}]")
-    return ShipClass(ship_id, name, hull_size, defence, systems, hull, shields, tuple(stations),
-                     tuple(weapons), source)
+        raise ContentError(
+            source,
+            f"weapons[{duplicate[1]}].id",
+            f"weapon id {weapons[duplicate[1]].id!r} is already used by weapons[{duplicate[0]}]",
+        )
+    return ShipClass(
+        ship_id,
+        name,
+        hull_size,
+        defence,
+        systems,
+        hull,
+        shields,
+        tuple(stations),
+        tuple(weapons),
+        source,
+    )
 
 
 def parse_deck(data: dict[str, Any], source: str) -> Deck:
@@ -276,15 +320,19 @@ def parse_deck(data: dict[str, Any], source: str) -> Deck:
     name = sheet.text("name")
     role = sheet.choice("role", ROLES, "role")
     prefix = sheet.slug("prefix", default=deck_id)
-    return Deck(deck_id, name, role, _cards(sheet, "cards", id_prefix=prefix, source="station"),
-                source)
+    return Deck(
+        deck_id, name, role, _cards(sheet, "cards", id_prefix=prefix, source="station"), source
+    )
 
 
 def parse_character(data: dict[str, Any], source: str) -> Character:
     """rule: G-CREW-1, G-CARD-1: a character sheet with its Skill deck."""
-    sheet = Table(data, source, required=("id", "name", "strength", "dexterity", "endurance",
-                                          "skill_cards"),
-                  optional=("armour", "medicine", "blurb"))
+    sheet = Table(
+        data,
+        source,
+        required=("id", "name", "strength", "dexterity", "endurance", "skill_cards"),
+        optional=("armour", "medicine", "blurb"),
+    )
     char_id = sheet.slug("id")
     name = sheet.text("name")
     strength = sheet.integer("strength", low=2, high=15)
@@ -294,29 +342,43 @@ def parse_character(data: dict[str, Any], source: str) -> Character:
     medicine = sheet.integer("medicine", low=0, high=10, default=0)
     blurb = sheet.text("blurb") if sheet.has("blurb") else ""
     cards = _cards(sheet, "skill_cards", id_prefix=f"skill-{char_id}", source="skill")
-    return Character(char_id, name, strength, dexterity, endurance, armour, medicine, cards,
-                     blurb, source)
+    return Character(
+        char_id, name, strength, dexterity, endurance, armour, medicine, cards, blurb, source
+    )
 
 
 def _settings(sheet: Table) -> ScenarioSettings:
     defaults = ScenarioSettings()
     if not sheet.has("settings"):
         return defaults
-    table = sheet.table("settings", optional=(
-        "orders_seconds", "allocation_seconds", "bonus_table", "close_when_all_ready",
-        "map_width", "map_height", "hit_table"))
+    table = sheet.table(
+        "settings",
+        optional=(
+            "orders_seconds",
+            "allocation_seconds",
+            "bonus_table",
+            "close_when_all_ready",
+            "map_width",
+            "map_height",
+            "hit_table",
+        ),
+    )
     hit_table = defaults.hit_table
     if table.has("hit_table"):
-        hit_table = check_hit_table(table.file, table.at("hit_table"), table.array("hit_table"),
-                                    (*ROLES, "hull", "shields"))
+        hit_table = check_hit_table(
+            table.file, table.at("hit_table"), table.array("hit_table"), (*ROLES, "hull", "shields")
+        )
     return ScenarioSettings(
-        orders_seconds=table.integer("orders_seconds", low=5, high=3600,
-                                     default=defaults.orders_seconds),
-        allocation_seconds=table.integer("allocation_seconds", low=5, high=600,
-                                         default=defaults.allocation_seconds),
+        orders_seconds=table.integer(
+            "orders_seconds", low=5, high=3600, default=defaults.orders_seconds
+        ),
+        allocation_seconds=table.integer(
+            "allocation_seconds", low=5, high=600, default=defaults.allocation_seconds
+        ),
         bonus_table=tuple(table.integers("bonus_table", low=0, high=20, default=())),
-        close_when_all_ready=table.flag("close_when_all_ready",
-                                        default=defaults.close_when_all_ready),
+        close_when_all_ready=table.flag(
+            "close_when_all_ready", default=defaults.close_when_all_ready
+        ),
         map_width=table.integer("map_width", low=2, high=100, default=defaults.map_width),
         map_height=table.integer("map_height", low=2, high=100, default=defaults.map_height),
         hit_table=hit_table,
@@ -324,8 +386,12 @@ def _settings(sheet: Table) -> ScenarioSettings:
 
 
 def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
-    sheet = Table(data, source, required=("id", "name", "description", "ships"),
-                  optional=("modules", "settings"))
+    sheet = Table(
+        data,
+        source,
+        required=("id", "name", "description", "ships"),
+        optional=("modules", "settings"),
+    )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
     description = sheet.text("description")
@@ -336,44 +402,63 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     settings = _settings(sheet)
 
     ships: list[ShipPlacement] = []
-    for entry in sheet.tables("ships", required=("id", "name", "ship_class", "crew", "side",
-                                                 "x", "y", "shields_active")):
+    for entry in sheet.tables(
+        "ships", required=("id", "name", "ship_class", "crew", "side", "x", "y", "shields_active")
+    ):
         # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
-        ships.append(ShipPlacement(
-            entry.slug("id"), entry.text("name"), entry.slug("ship_class"),
-            entry.choice("crew", CREWS, "crew"), entry.slug("side"),
-            _square(entry, "x", settings.map_width, "map_width"),
-            _square(entry, "y", settings.map_height, "map_height"),
-            entry.flag("shields_active")))
+        ships.append(
+            ShipPlacement(
+                entry.slug("id"),
+                entry.text("name"),
+                entry.slug("ship_class"),
+                entry.choice("crew", CREWS, "crew"),
+                entry.slug("side"),
+                _square(entry, "x", settings.map_width, "map_width"),
+                _square(entry, "y", settings.map_height, "map_height"),
+                entry.flag("shields_active"),
+            )
+        )
     if len(ships) < 2:
         raise sheet.error("ships", f"a battle needs at least two ships, found {len(ships)}")
     duplicate = first_duplicate(s.id for s in ships)
     if duplicate:
-        raise ContentError(source, f"ships[{duplicate[1]}].id",
-                           f"ship id {ships[duplicate[1]].id!r} is already used by "
-                           f"ships[{duplicate[0]}]")
+        raise ContentError(
+            source,
+            f"ships[{duplicate[1]}].id",
+            f"ship id {ships[duplicate[1]].id!r} is already used by ships[{duplicate[0]}]",
+        )
     if len({s.side for s in ships}) < 2:
         raise sheet.error("ships", "all ships are on one side; a battle needs at least two sides")
-    return Scenario(scenario_id, name, description, tuple(ships), frozenset(modules), settings,
-                    source)
+    return Scenario(
+        scenario_id, name, description, tuple(ships), frozenset(modules), settings, source
+    )
 
 
 def _square(entry: Table, key: str, size: int, size_name: str) -> int:
     value = entry.integer(key)
     if not 0 <= value < size:
-        raise entry.error(key, f"{value} is outside the map (0 to {size - 1}, "
-                               f"settings.{size_name} = {size})")
+        raise entry.error(
+            key, f"{value} is outside the map (0 to {size - 1}, settings.{size_name} = {size})"
+        )
     return value
 
 
 # --- Cross-checks --------------------------------------------------------------------------------
 
-def build_catalogue(ships: Iterable[ShipClass], decks: Iterable[Deck],
-                    characters: Iterable[Character], scenarios: Iterable[Scenario]) -> Catalogue:
+
+def build_catalogue(
+    ships: Iterable[ShipClass],
+    decks: Iterable[Deck],
+    characters: Iterable[Character],
+    scenarios: Iterable[Scenario],
+) -> Catalogue:
     """Index parsed content by id and check what one file cannot see alone: decks named by
     stations, ship classes named by scenarios, and card ids that must be unique game-wide."""
-    catalogue = Catalogue(index_by_id(ships, "ship class"), index_by_id(decks, "deck"),
-                          index_by_id(characters, "character"),
-                          index_by_id(scenarios, "scenario"))
+    catalogue = Catalogue(
+        index_by_id(ships, "ship class"),
+        index_by_id(decks, "deck"),
+        index_by_id(characters, "character"),
+        index_by_id(scenarios, "scenario"),
+    )
     check_cross_references(catalogue)
     return catalogue

@@ -53,8 +53,9 @@ def describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def check_int(file: str, field: str, value: Any, low: int | None = None,
-              high: int | None = None) -> int:
+def check_int(
+    file: str, field: str, value: Any, low: int | None = None, high: int | None = None
+) -> int:
     # bool is an int subclass in Python; in a ship sheet `true` is never a number.
     if isinstance(value, bool) or not isinstance(value, int):
         raise ContentError(file, field, f"must be an integer, not {describe(value)}")
@@ -87,8 +88,9 @@ def check_choice(file: str, field: str, value: Any, choices: Iterable[str], what
     options = tuple(choices)
     check_text(file, field, value)
     if value not in options:
-        raise ContentError(file, field,
-                           f"unknown {what} {value!r}; expected one of: {', '.join(options)}")
+        raise ContentError(
+            file, field, f"unknown {what} {value!r}; expected one of: {', '.join(options)}"
+        )
     return str(value)
 
 
@@ -108,8 +110,15 @@ class Table:
     """One TOML table being read: rejects unknown and missing fields up front, then hands out
     checked values that know their own field path."""
 
-    def __init__(self, data: Any, file: str, path: str = "", *,
-                 required: Iterable[str] = (), optional: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        data: Any,
+        file: str,
+        path: str = "",
+        *,
+        required: Iterable[str] = (),
+        optional: Iterable[str] = (),
+    ) -> None:
         self.file = file
         self.path = path
         if not isinstance(data, dict):
@@ -121,8 +130,11 @@ class Table:
         if unknown:
             names = ", ".join(repr(key) for key in unknown)
             plural = "s" if len(unknown) > 1 else ""
-            raise ContentError(file, self.at(unknown[0]),
-                               f"unknown field{plural} {names}; allowed here: {', '.join(allowed)}")
+            raise ContentError(
+                file,
+                self.at(unknown[0]),
+                f"unknown field{plural} {names}; allowed here: {', '.join(allowed)}",
+            )
         for key in required:
             if key not in data:
                 raise ContentError(file, self.at(key), "is required")
@@ -143,8 +155,9 @@ class Table:
             raise self.error(key, "is required")
         return default
 
-    def integer(self, key: str, *, low: int | None = None, high: int | None = None,
-                default: Any = _MISSING) -> int:
+    def integer(
+        self, key: str, *, low: int | None = None, high: int | None = None, default: Any = _MISSING
+    ) -> int:
         if key not in self.data and default is not _MISSING:
             return int(default)
         return check_int(self.file, self.at(key), self._get(key, default), low, high)
@@ -159,8 +172,9 @@ class Table:
             return str(default)
         return check_slug(self.file, self.at(key), self._get(key, default))
 
-    def choice(self, key: str, choices: Iterable[str], what: str, *,
-               default: Any = _MISSING) -> str:
+    def choice(
+        self, key: str, choices: Iterable[str], what: str, *, default: Any = _MISSING
+    ) -> str:
         if key not in self.data and default is not _MISSING:
             return str(default)
         return check_choice(self.file, self.at(key), self._get(key, default), choices, what)
@@ -175,25 +189,39 @@ class Table:
             return list(default)
         return check_array(self.file, self.at(key), self._get(key, default))
 
-    def integers(self, key: str, *, low: int | None = None, high: int | None = None,
-                 default: Any = _MISSING) -> list[int]:
+    def integers(
+        self, key: str, *, low: int | None = None, high: int | None = None, default: Any = _MISSING
+    ) -> list[int]:
         items = self.array(key, default=default)
-        return [check_int(self.file, field_path(self.at(key), i), item, low, high)
-                for i, item in enumerate(items)]
+        return [
+            check_int(self.file, field_path(self.at(key), i), item, low, high)
+            for i, item in enumerate(items)
+        ]
 
-    def table(self, key: str, *, required: Iterable[str] = (),
-              optional: Iterable[str] = ()) -> Table:
-        return Table(self._get(key, _MISSING), self.file, self.at(key),
-                     required=required, optional=optional)
+    def table(
+        self, key: str, *, required: Iterable[str] = (), optional: Iterable[str] = ()
+    ) -> Table:
+        return Table(
+            self._get(key, _MISSING), self.file, self.at(key), required=required, optional=optional
+        )
 
-    def tables(self, key: str, *, required: Iterable[str] = (), optional: Iterable[str] = (),
-               default: Any = _MISSING) -> list[Table]:
+    def tables(
+        self,
+        key: str,
+        *,
+        required: Iterable[str] = (),
+        optional: Iterable[str] = (),
+        default: Any = _MISSING,
+    ) -> list[Table]:
         """An array of tables (`[[stations]]`), each checked for its own fields."""
         items = self.array(key, default=default)
         required, optional = tuple(required), tuple(optional)
-        return [Table(item, self.file, field_path(self.at(key), i),
-                      required=required, optional=optional)
-                for i, item in enumerate(items)]
+        return [
+            Table(
+                item, self.file, field_path(self.at(key), i), required=required, optional=optional
+            )
+            for i, item in enumerate(items)
+        ]
 
 
 def first_duplicate(values: Iterable[str]) -> tuple[int, int] | None:
@@ -206,8 +234,9 @@ def first_duplicate(values: Iterable[str]) -> tuple[int, int] | None:
     return None
 
 
-def check_hit_table(file: str, field: str, rows: list[Any],
-                    targets: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
+def check_hit_table(
+    file: str, field: str, rows: list[Any], targets: tuple[str, ...]
+) -> tuple[tuple[int, int, str], ...]:
     """M-SYSHIT rows [low, high, target] must cover a d20 from 1 to 20 in order, once each."""
     table: list[tuple[int, int, str]] = []
     expected_low = 1
@@ -218,15 +247,18 @@ def check_hit_table(file: str, field: str, rows: list[Any],
         low = check_int(file, field_path(where, 0), row[0], 1, 20)
         high = check_int(file, field_path(where, 1), row[1], low, 20)
         if low != expected_low:
-            raise ContentError(file, field_path(where, 0),
-                               f"row starts at {low} but the d20 rows must continue "
-                               f"from {expected_low}")
+            raise ContentError(
+                file,
+                field_path(where, 0),
+                f"row starts at {low} but the d20 rows must continue from {expected_low}",
+            )
         target = check_choice(file, field_path(where, 2), row[2], targets, "hit table target")
         table.append((low, high, target))
         expected_low = high + 1
     if expected_low != 21:
-        raise ContentError(file, field,
-                           f"must cover 1 to 20 on the d20; it stops at {expected_low - 1}")
+        raise ContentError(
+            file, field, f"must cover 1 to 20 on the d20; it stops at {expected_low - 1}"
+        )
     return tuple(table)
 
 
@@ -234,9 +266,12 @@ def index_by_id(items: Iterable[Any], what: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for item in items:
         if item.id in found:
-            raise ContentError(item.source or "(unknown file)", "id",
-                               f"{what} {item.id!r} is already defined in "
-                               f"{found[item.id].source or 'another file'}")
+            raise ContentError(
+                item.source or "(unknown file)",
+                "id",
+                f"{what} {item.id!r} is already defined in "
+                f"{found[item.id].source or 'another file'}",
+            )
         found[item.id] = item
     return found
 
@@ -249,11 +284,16 @@ def check_cross_references(catalogue: Catalogue) -> None:
             deck = catalogue.decks.get(station.deck)
             if deck is None:
                 known = ", ".join(sorted(catalogue.decks)) or "(none)"
-                raise ContentError(ship.source, where,
-                                   f"unknown deck {station.deck!r}; known decks: {known}")
+                raise ContentError(
+                    ship.source, where, f"unknown deck {station.deck!r}; known decks: {known}"
+                )
             if deck.role != station.role:
-                raise ContentError(ship.source, where, f"deck {deck.id!r} is a {deck.role} deck "
-                                   f"but the station's role is {station.role}")
+                raise ContentError(
+                    ship.source,
+                    where,
+                    f"deck {deck.id!r} is a {deck.role} deck "
+                    f"but the station's role is {station.role}",
+                )
 
     # The engine keys cards by id across the whole game, so a clash anywhere is an error.
     owners: dict[str, str] = {}
@@ -267,18 +307,26 @@ def check_cross_references(catalogue: Catalogue) -> None:
             ship_class = catalogue.ships.get(placement.ship_class)
             if ship_class is None:
                 known = ", ".join(sorted(catalogue.ships)) or "(none)"
-                raise ContentError(scenario.source, f"ships[{index}].ship_class",
-                                   f"unknown ship class {placement.ship_class!r}; "
-                                   f"known classes: {known}")
+                raise ContentError(
+                    scenario.source,
+                    f"ships[{index}].ship_class",
+                    f"unknown ship class {placement.ship_class!r}; known classes: {known}",
+                )
             if placement.shields_active and ship_class.shields.boxes == 0:
-                raise ContentError(scenario.source, f"ships[{index}].shields_active",
-                                   f"a {ship_class.id} has no shields to raise")
+                raise ContentError(
+                    scenario.source,
+                    f"ships[{index}].shields_active",
+                    f"a {ship_class.id} has no shields to raise",
+                )
 
 
 def _claim_cards(owners: dict[str, str], cards: Iterable[Card], source: str, key: str) -> None:
     for card in cards:
         if card.id in owners:
-            raise ContentError(source or "(unknown file)", key,
-                               f"card id {card.id!r} is also made by {owners[card.id]}; "
-                               f"card ids must be unique across all decks")
+            raise ContentError(
+                source or "(unknown file)",
+                key,
+                f"card id {card.id!r} is also made by {owners[card.id]}; "
+                f"card ids must be unique across all decks",
+            )
         owners[card.id] = source or "another file"

@@ -17,8 +17,16 @@ class Context:
         self.dice = Dice(state["rng"])
         self.events: list[dict[str, Any]] = []
 
-    def emit(self, type_: str, text: str, *, log: bool = True, secret_for: str | None = None,
-             secret: dict[str, Any] | None = None, **data: Any) -> dict[str, Any]:
+    def emit(
+        self,
+        type_: str,
+        text: str,
+        *,
+        log: bool = True,
+        secret_for: str | None = None,
+        secret: dict[str, Any] | None = None,
+        **data: Any,
+    ) -> dict[str, Any]:
         """Record a past-tense event. `secret` fields are shown only to `secret_for` and the GM."""
         event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], "text": text, **data}
         if secret is not None:
@@ -31,7 +39,7 @@ class Context:
             self.state["revealed"] = {**revealed, "results": [*revealed["results"], event]}
         if log and text:
             entry = {"turn": self.state["turn"], "type": type_, "text": text}
-            self.state["log"] = [*self.state["log"][-(LOG_LENGTH - 1):], entry]
+            self.state["log"] = [*self.state["log"][-(LOG_LENGTH - 1) :], entry]
         return event
 
     def next_id(self) -> int:

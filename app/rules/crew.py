@@ -26,8 +26,11 @@ def status_of(character: dict[str, Any]) -> str:
 
 
 STATUS_WORDS = {
-    "healthy": "unhurt", "wounded": "wounded", "seriously_wounded": "seriously wounded",
-    "unconscious": "unconscious", "dead": "dead",
+    "healthy": "unhurt",
+    "wounded": "wounded",
+    "seriously_wounded": "seriously wounded",
+    "unconscious": "unconscious",
+    "dead": "dead",
 }
 
 
@@ -50,13 +53,25 @@ def injure(ctx: Context, character: dict[str, Any], damage: int, cause: str) -> 
     character["status"] = status_of(character)
     name = character["name"]
     if taken == 0:
-        ctx.emit("CrewInjuryBlocked", f"{name}'s armour stopped an injury from {cause}.",
-                 character=character["id"], damage=damage, armour=character["armour"])
+        ctx.emit(
+            "CrewInjuryBlocked",
+            f"{name}'s armour stopped an injury from {cause}.",
+            character=character["id"],
+            damage=damage,
+            armour=character["armour"],
+        )
         return
     parts = ", ".join(f"{n} {c.capitalize()}" for c, n in lost.items())
-    ctx.emit("CrewInjured", f"{name} was hurt by {cause}: −{parts}; now "
-             f"{STATUS_WORDS[character['status']]}.", character=character["id"], damage=damage,
-             blocked=blocked, lost=lost, status=character["status"], was=before)
+    ctx.emit(
+        "CrewInjured",
+        f"{name} was hurt by {cause}: −{parts}; now {STATUS_WORDS[character['status']]}.",
+        character=character["id"],
+        damage=damage,
+        blocked=blocked,
+        lost=lost,
+        status=character["status"],
+        was=before,
+    )
 
 
 def _next_to_lose(character: dict[str, Any]) -> str | None:
@@ -75,16 +90,22 @@ def heal(ctx: Context, character: dict[str, Any], points: int, cause: str) -> di
         damaged = [c for c in CHARACTERISTICS if character[c]["value"] < character[c]["max"]]
         if not damaged:
             break
-        target = min(damaged, key=lambda c: (character[c]["value"] > 0,
-                                             character[c]["value"] - character[c]["max"]))
+        target = min(
+            damaged,
+            key=lambda c: (character[c]["value"] > 0, character[c]["value"] - character[c]["max"]),
+        )
         character[target]["value"] += 1
         restored[target] = restored.get(target, 0) + 1
     before = character["status"]
     character["status"] = status_of(character)
     parts = ", ".join(f"+{n} {c.capitalize()}" for c, n in restored.items()) or "nothing"
-    ctx.emit("CrewHealed", f"{character['name']} was treated ({cause}): {parts}; now "
-             f"{STATUS_WORDS[character['status']]}.", character=character["id"],
-             restored=restored, status=character["status"], was=before)
+    ctx.emit(
+        "CrewHealed",
+        f"{character['name']} was treated ({cause}): {parts}; now "
+        f"{STATUS_WORDS[character['status']]}.",
+        character=character["id"],
+        restored=restored,
+        status=character["status"],
+        was=before,
+    )
     return restored
-
-

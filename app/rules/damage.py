@@ -34,9 +34,14 @@ def damage_shields(ctx: Context, ship: Ship, points: int, cause: str) -> int:
         return 0
     shields["damage"] += absorbed
     shields["suffered"] += absorbed
-    ctx.emit("ShieldsHit", f"{ship['name']}'s shields absorbed {absorbed} from {cause} "
-             f"({health(shields)}/{shields['boxes']} left).", ship=ship["id"], points=absorbed,
-             shields=health(shields))
+    ctx.emit(
+        "ShieldsHit",
+        f"{ship['name']}'s shields absorbed {absorbed} from {cause} "
+        f"({health(shields)}/{shields['boxes']} left).",
+        ship=ship["id"],
+        points=absorbed,
+        shields=health(shields),
+    )
     if health(shields) == 0 and shields["active"]:
         shields["active"] = False
         ctx.emit("ShieldsFailed", f"{ship['name']}'s shields collapsed.", ship=ship["id"])
@@ -57,12 +62,22 @@ def damage_station(ctx: Context, ship: Ship, station: Station, points: int, caus
     if taken == 0:
         return 0
     label = role_label(station)
-    ctx.emit("StationDamaged", f"{label} of {ship['name']} took {taken} damage from {cause} "
-             f"({health(station)}/{station['boxes']}).", ship=ship["id"], station=station["id"],
-             points=taken, health=health(station))
+    ctx.emit(
+        "StationDamaged",
+        f"{label} of {ship['name']} took {taken} damage from {cause} "
+        f"({health(station)}/{station['boxes']}).",
+        ship=ship["id"],
+        station=station["id"],
+        points=taken,
+        health=health(station),
+    )
     if health(station) == 0:
-        ctx.emit("StationDown", f"{label} of {ship['name']} is down until it is repaired.",
-                 ship=ship["id"], station=station["id"])
+        ctx.emit(
+            "StationDown",
+            f"{label} of {ship['name']} is down until it is repaired.",
+            ship=ship["id"],
+            station=station["id"],
+        )
     enforce_limit(ctx, ship, station)
     return taken
 
@@ -71,8 +86,12 @@ def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
     crew = station["crew"]
     label = role_label(station)
     if crew is None or crew.get("character") is None:
-        ctx.emit("RedBoxFilled", f"A red box on {label} of {ship['name']} filled.",
-                 ship=ship["id"], station=station["id"])
+        ctx.emit(
+            "RedBoxFilled",
+            f"A red box on {label} of {ship['name']} filled.",
+            ship=ship["id"],
+            station=station["id"],
+        )
         return
     character = ctx.state["characters"][crew["character"]]
     injure(ctx, character, 1, f"a red box on {label} of {ship['name']}")
@@ -88,12 +107,22 @@ def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
         hull["damage"] += 1
         taken += 1
         box = hull["damage"]
-        ctx.emit("HullHit", f"{ship['name']}'s Hull box {box} filled ({health(hull)}/"
-                 f"{hull['boxes']}).", log=False, ship=ship["id"], box=box,
-                 red=box in hull["red"], hull=health(hull))
+        ctx.emit(
+            "HullHit",
+            f"{ship['name']}'s Hull box {box} filled ({health(hull)}/{hull['boxes']}).",
+            log=False,
+            ship=ship["id"],
+            box=box,
+            red=box in hull["red"],
+            hull=health(hull),
+        )
         if box in hull["red"]:
-            ctx.emit("RedHullBoxFilled", f"A red Hull box on {ship['name']} filled: every "
-                     f"station takes 1 damage.", ship=ship["id"], box=box)
+            ctx.emit(
+                "RedHullBoxFilled",
+                f"A red Hull box on {ship['name']} filled: every station takes 1 damage.",
+                ship=ship["id"],
+                box=box,
+            )
             for station in ship["stations"].values():
                 damage_station(ctx, ship, station, 1, "a red Hull box")
         if "starmada" in ctx.state["modules"]:
@@ -124,10 +153,19 @@ def _starmada_check(ctx: Context, ship: Ship) -> None:
         totals[system] = before + add
         for _ in range(totals[system] // factor - before // factor):
             crossed.append(system)
-    ctx.emit("SystemDamageRolled", f"Damage roll for {ship['name']}: d6 {roll} → thrust "
-             f"{totals['thrust']}, weapons {totals['weapons']}, ECM {totals['ecm']}, shields "
-             f"{totals['shields']} (factor {factor}).", log=False, ship=ship["id"], purpose="starmada",
-             roll=roll, totals=dict(totals), factor=factor, systems_hit=crossed)
+    ctx.emit(
+        "SystemDamageRolled",
+        f"Damage roll for {ship['name']}: d6 {roll} → thrust "
+        f"{totals['thrust']}, weapons {totals['weapons']}, ECM {totals['ecm']}, shields "
+        f"{totals['shields']} (factor {factor}).",
+        log=False,
+        ship=ship["id"],
+        purpose="starmada",
+        roll=roll,
+        totals=dict(totals),
+        factor=factor,
+        systems_hit=crossed,
+    )
     for system in crossed:
         if system == "shields":
             if health(ship["shields"]) > 1:
@@ -142,8 +180,12 @@ def damage_shields_box(ctx: Context, ship: Ship) -> None:
     """A system hit on the shield generator: one box, whether or not the shields are up."""
     ship["shields"]["damage"] += 1
     ship["shields"]["suffered"] += 1
-    ctx.emit("ShieldGeneratorHit", f"{ship['name']}'s shield generator took 1 damage.",
-             ship=ship["id"], shields=health(ship["shields"]))
+    ctx.emit(
+        "ShieldGeneratorHit",
+        f"{ship['name']}'s shield generator took 1 damage.",
+        ship=ship["id"],
+        shields=health(ship["shields"]),
+    )
 
 
 def first_station(ship: Ship, role: str) -> Station | None:

@@ -76,9 +76,12 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         timing.set_deadline(state, "orders", ctx.now + seconds)
     else:
         timing.clear_deadline(state)
-    ctx.emit("TurnStarted", f"Turn {state['turn']}: give your orders"
-             f"{f' ({seconds} s)' if seconds else ''}.", seconds=seconds,
-             deadline=state["deadline"]["at"] if state["deadline"] else None)
+    ctx.emit(
+        "TurnStarted",
+        f"Turn {state['turn']}: give your orders{f' ({seconds} s)' if seconds else ''}.",
+        seconds=seconds,
+        deadline=state["deadline"]["at"] if state["deadline"] else None,
+    )
     draw_for_turn(ctx)
 
 
@@ -93,12 +96,15 @@ def close_orders(ctx: Context, cmd: c.Command) -> None:
     reveal_and_resolve(ctx)
 
 
-def submit_and_maybe_close(handler: Callable[[Context, Any], None]) -> Callable[[Context, Any], None]:
+def submit_and_maybe_close(
+    handler: Callable[[Context, Any], None],
+) -> Callable[[Context, Any], None]:
     def run(ctx: Context, cmd: Any) -> None:
         handler(ctx, cmd)
         if ctx.state["settings"]["close_when_all_ready"] and all_ready(ctx.state):
             ctx.emit("AllOrdersIn", "Every station is ready.", log=False)
             close_orders(ctx, cmd)
+
     return run
 
 
@@ -109,14 +115,21 @@ def pause_timer(ctx: Context, cmd: c.PauseTimer) -> None:
 
 def resume_timer(ctx: Context, cmd: c.ResumeTimer) -> None:
     remaining = timing.resume(ctx.state, ctx.now)
-    ctx.emit("TimerResumed", f"Timer running again ({remaining:.0f} s left).",
-             deadline=ctx.state["deadline"]["at"])
+    ctx.emit(
+        "TimerResumed",
+        f"Timer running again ({remaining:.0f} s left).",
+        deadline=ctx.state["deadline"]["at"],
+    )
 
 
 def extend_timer(ctx: Context, cmd: c.ExtendTimer) -> None:
     timing.extend(ctx.state, ctx.now, cmd.seconds)
-    ctx.emit("TimerExtended", f"GM gave {cmd.seconds} s more.", seconds=cmd.seconds,
-             deadline=ctx.state["deadline"]["at"] if ctx.state["deadline"] else None)
+    ctx.emit(
+        "TimerExtended",
+        f"GM gave {cmd.seconds} s more.",
+        seconds=cmd.seconds,
+        deadline=ctx.state["deadline"]["at"] if ctx.state["deadline"] else None,
+    )
 
 
 def expire_deadline(ctx: Context, cmd: c.ExpireDeadline) -> None:
@@ -152,16 +165,20 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
     ctx.state["undo"] = None
     timing.clear_deadline(ctx.state)
     ctx.dice = type(ctx.dice)(ctx.state["rng"])
-    ctx.emit("ResolutionUndone", f"GM took back the resolution of turn {ctx.state['turn']}; "
-             "orders are open again (timer stopped).")
+    ctx.emit(
+        "ResolutionUndone",
+        f"GM took back the resolution of turn {ctx.state['turn']}; "
+        "orders are open again (timer stopped).",
+    )
 
 
 def end_combat(ctx: Context, cmd: c.EndCombat) -> None:
     if ctx.state["phase"] == "downtime":
         raise refuse("WRONG_PHASE", "There is no combat to end.")
     state = ctx.state
-    state.update(phase="downtime", orders={}, allocation=None, pending=None, undo=None,
-                 modifiers=[])
+    state.update(
+        phase="downtime", orders={}, allocation=None, pending=None, undo=None, modifiers=[]
+    )
     timing.clear_deadline(state)
     ctx.emit("CombatEnded", f"Combat {state['combat']} is over. Downtime.")
 

@@ -12,8 +12,7 @@ from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
 from .resolve import add_modifier
-from .state import (get_character, get_ship, get_station, health, manned, role_label,
-                    station_key)
+from .state import get_character, get_ship, get_station, health, manned, role_label, station_key
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -39,12 +38,22 @@ def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
         else:
             turn = ctx.state["turn"] + (0 if phase in ("orders", "allocation") else 1)
         until = {"turn": turn, "step": "end"}
-    modifier = add_modifier(ctx, ship["id"], cmd.applies, cmd.value, reason, until,
-                            station=cmd.station if cmd.applies == "station" else None)
+    modifier = add_modifier(
+        ctx,
+        ship["id"],
+        cmd.applies,
+        cmd.value,
+        reason,
+        until,
+        station=cmd.station if cmd.applies == "station" else None,
+    )
     sign = "+" if cmd.value > 0 else "−"
-    ctx.emit("ModifierImposed", f"GM: {sign}{abs(cmd.value)} to {ship['name']}'s "
-             f"{cmd.station or cmd.applies} ({reason}), for the {cmd.lasting}.",
-             modifier=modifier)
+    ctx.emit(
+        "ModifierImposed",
+        f"GM: {sign}{abs(cmd.value)} to {ship['name']}'s "
+        f"{cmd.station or cmd.applies} ({reason}), for the {cmd.lasting}.",
+        modifier=modifier,
+    )
 
 
 def remove_modifier(ctx: Context, cmd: c.RemoveModifier) -> None:
@@ -77,8 +86,13 @@ def set_track(ctx: Context, cmd: c.SetTrack) -> None:
         track["suffered"] += cmd.damage - before
     if cmd.track == "shields" and health(track) == 0:
         track["active"] = False
-    ctx.emit("TrackSet", f"GM set {ship['name']}'s {cmd.track} to {health(track)}/{track['boxes']}.",
-             ship=ship["id"], track=cmd.track, damage=cmd.damage)
+    ctx.emit(
+        "TrackSet",
+        f"GM set {ship['name']}'s {cmd.track} to {health(track)}/{track['boxes']}.",
+        ship=ship["id"],
+        track=cmd.track,
+        damage=cmd.damage,
+    )
     if cmd.track not in ("hull", "shields"):
         enforce_limit(ctx, ship, track)
     if cmd.track == "hull" and health(track) == 0:
@@ -91,8 +105,12 @@ def set_shields(ctx: Context, cmd: c.SetShields) -> None:
     if cmd.active and health(shields) == 0:
         raise refuse("SHIELDS_EMPTY", "The shields have no points left and cannot be raised.")
     shields["active"] = cmd.active
-    ctx.emit("ShieldsSet", f"GM turned {ship['name']}'s shields {'on' if cmd.active else 'off'}.",
-             ship=ship["id"], active=cmd.active)
+    ctx.emit(
+        "ShieldsSet",
+        f"GM turned {ship['name']}'s shields {'on' if cmd.active else 'off'}.",
+        ship=ship["id"],
+        active=cmd.active,
+    )
 
 
 def set_position(ctx: Context, cmd: c.SetPosition) -> None:
@@ -101,8 +119,12 @@ def set_position(ctx: Context, cmd: c.SetPosition) -> None:
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
         raise refuse("OFF_MAP", "That square is off the map.")
     ship["x"], ship["y"] = cmd.x, cmd.y
-    ctx.emit("ShipPlaced", f"GM placed {ship['name']} at ({cmd.x}, {cmd.y}).", ship=ship["id"],
-             to=[cmd.x, cmd.y])
+    ctx.emit(
+        "ShipPlaced",
+        f"GM placed {ship['name']} at ({cmd.x}, {cmd.y}).",
+        ship=ship["id"],
+        to=[cmd.x, cmd.y],
+    )
 
 
 def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
@@ -113,8 +135,13 @@ def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
         ship["name"] = cmd.value.strip()
     else:
         raise refuse("BAD_VALUE", "Set 'defence' (0–20) or 'name' (1–60 characters).")
-    ctx.emit("ShipValueSet", f"GM set {ship['name']}'s {cmd.field} to {cmd.value}.",
-             ship=ship["id"], field=cmd.field, value=cmd.value)
+    ctx.emit(
+        "ShipValueSet",
+        f"GM set {ship['name']}'s {cmd.field} to {cmd.value}.",
+        ship=ship["id"],
+        field=cmd.field,
+        value=cmd.value,
+    )
 
 
 def set_characteristic(ctx: Context, cmd: c.SetCharacteristic) -> None:
@@ -131,9 +158,14 @@ def set_characteristic(ctx: Context, cmd: c.SetCharacteristic) -> None:
         character["status"] = status_of(character)
     else:
         raise refuse("BAD_VALUE", "Set strength, dexterity, endurance or armour.")
-    ctx.emit("CharacteristicSet", f"GM set {character['name']}'s {cmd.field} to {cmd.value}.",
-             character=character["id"], field=cmd.field, value=cmd.value,
-             status=character["status"])
+    ctx.emit(
+        "CharacteristicSet",
+        f"GM set {character['name']}'s {cmd.field} to {cmd.value}.",
+        character=character["id"],
+        field=cmd.field,
+        value=cmd.value,
+        status=character["status"],
+    )
 
 
 def downtime_repair(ctx: Context, cmd: c.DowntimeRepair) -> None:
@@ -146,9 +178,14 @@ def downtime_repair(ctx: Context, cmd: c.DowntimeRepair) -> None:
     if restored == 0:
         raise refuse("NOTHING_TO_REPAIR", "That track is not damaged.")
     track["damage"] -= restored
-    ctx.emit("DowntimeRepaired", f"Downtime: {ship['name']}'s {cmd.track} repaired by {restored} "
-             f"({health(track)}/{track['boxes']}).", ship=ship["id"], track=cmd.track,
-             restored=restored)
+    ctx.emit(
+        "DowntimeRepaired",
+        f"Downtime: {ship['name']}'s {cmd.track} repaired by {restored} "
+        f"({health(track)}/{track['boxes']}).",
+        ship=ship["id"],
+        track=cmd.track,
+        restored=restored,
+    )
 
 
 def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
@@ -167,29 +204,46 @@ def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
             raise refuse("NO_MEDIC", "Name the medic who rolls, or give the Effect yourself.")
         medic = get_character(ctx.state, cmd.medic)
         if _at_station(ctx, medic["id"]):
-            raise refuse("MEDIC_AT_STATION", f"{medic['name']} is manning a station and cannot "
-                         "give first aid.")
+            raise refuse(
+                "MEDIC_AT_STATION",
+                f"{medic['name']} is manning a station and cannot give first aid.",
+            )
         if medic["status"] in ("unconscious", "dead"):
             raise refuse("MEDIC_INCAPACITATED", f"{medic['name']} cannot give first aid now.")
         a, b = ctx.dice.roll(6), ctx.dice.roll(6)
         total = a + b + medic["medicine"]
         effect = total - FIRST_AID_TARGET
-        how = (f"{medic['name']}: 2d6 {a}+{b} + Medicine {medic['medicine']} = {total} vs "
-               f"{FIRST_AID_TARGET}, Effect {effect}")
-        ctx.emit("FirstAidRolled", f"First aid for {patient['name']}: {how}.", purpose="first aid",
-                 character=patient["id"], medic=medic["id"], rolls=[a, b], total=total,
-                 effect=effect)
+        how = (
+            f"{medic['name']}: 2d6 {a}+{b} + Medicine {medic['medicine']} = {total} vs "
+            f"{FIRST_AID_TARGET}, Effect {effect}"
+        )
+        ctx.emit(
+            "FirstAidRolled",
+            f"First aid for {patient['name']}: {how}.",
+            purpose="first aid",
+            character=patient["id"],
+            medic=medic["id"],
+            rolls=[a, b],
+            total=total,
+            effect=effect,
+        )
     points = 2 * effect if effect > 0 else 0
     if points == 0:
-        ctx.emit("FirstAidFailed", f"First aid for {patient['name']} did no good ({how}).",
-                 character=patient["id"])
+        ctx.emit(
+            "FirstAidFailed",
+            f"First aid for {patient['name']} did no good ({how}).",
+            character=patient["id"],
+        )
         return
     heal(ctx, patient, points, how)
 
 
 def _at_station(ctx: Context, character_id: str) -> bool:
-    return any(st["crew"] and st["crew"].get("character") == character_id
-               for ship in ctx.state["ships"].values() for st in ship["stations"].values())
+    return any(
+        st["crew"] and st["crew"].get("character") == character_id
+        for ship in ctx.state["ships"].values()
+        for st in ship["stations"].values()
+    )
 
 
 def destroy_ship(ctx: Context, cmd: c.DestroyShip) -> None:
@@ -226,9 +280,15 @@ def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
         if _at_station(ctx, character["id"]):
             raise refuse("CHARACTER_TAKEN", f"{character['name']} is already at a station.")
     station["crew"] = {"seat": cmd.seat, "name": name, "character": cmd.character}
-    ctx.emit("CrewSeated", f"{name} took {role_label(station)} of {ship['name']}.",
-             ship=ship["id"], station=station["id"], seat=cmd.seat, name=name,
-             character=cmd.character)
+    ctx.emit(
+        "CrewSeated",
+        f"{name} took {role_label(station)} of {ship['name']}.",
+        ship=ship["id"],
+        station=station["id"],
+        seat=cmd.seat,
+        name=name,
+        character=cmd.character,
+    )
     if ctx.state["phase"] != "downtime" and not ship["destroyed"] and manned(ctx.state, station):
         draw_up(ctx, ship, station)  # G-CREW-3: an unconscious newcomer does not man it yet
 
@@ -242,8 +302,13 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
     return_skill_cards(ctx, station)
     station["crew"] = None
     ctx.state["orders"].pop(station_key(ship, station), None)
-    ctx.emit("CrewUnseated", f"{crew['name']} left {role_label(station)} of {ship['name']}.",
-             ship=ship["id"], station=station["id"], seat=crew["seat"])
+    ctx.emit(
+        "CrewUnseated",
+        f"{crew['name']} left {role_label(station)} of {ship['name']}.",
+        ship=ship["id"],
+        station=station["id"],
+        seat=crew["seat"],
+    )
 
 
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:
@@ -261,8 +326,9 @@ def send_message(ctx: Context, cmd: c.SendMessage) -> None:
     if cmd.to == "all":
         ctx.emit("MessageSent", f"GM to all: {text}", message=message)
     else:
-        ctx.emit("MessageSent", "", log=False, to=cmd.to, secret_for=cmd.to,
-                 secret={"message": message})
+        ctx.emit(
+            "MessageSent", "", log=False, to=cmd.to, secret_for=cmd.to, secret={"message": message}
+        )
 
 
 def set_red_alert(ctx: Context, cmd: c.SetRedAlert) -> None:
@@ -272,13 +338,19 @@ def set_red_alert(ctx: Context, cmd: c.SetRedAlert) -> None:
 
 def set_module(ctx: Context, cmd: c.SetModule) -> None:
     if cmd.module not in MODULES:
-        raise refuse("UNKNOWN_MODULE", f"There is no module called {cmd.module!r}; known: "
-                     f"{', '.join(MODULES)}.")
+        raise refuse(
+            "UNKNOWN_MODULE",
+            f"There is no module called {cmd.module!r}; known: {', '.join(MODULES)}.",
+        )
     modules = set(ctx.state["modules"])
     modules.add(cmd.module) if cmd.on else modules.discard(cmd.module)
     ctx.state["modules"] = sorted(modules)
-    ctx.emit("ModuleSet", f"GM switched {cmd.module} {'on' if cmd.on else 'off'}.",
-             module=cmd.module, on=cmd.on)
+    ctx.emit(
+        "ModuleSet",
+        f"GM switched {cmd.module} {'on' if cmd.on else 'off'}.",
+        module=cmd.module,
+        on=cmd.on,
+    )
 
 
 SETTINGS_RANGES = {"orders_seconds": (0, 3600), "allocation_seconds": (5, 600)}

@@ -9,13 +9,26 @@ from .content import RANGE_BANDS, band_index, range_band_for
 from .context import Context
 from .errors import refuse
 from .phases import ACTIONS, actions_for
-from .state import (Ship, State, Station, distance, get_ship, get_station, health, manned,
-                    operational, role_label, station_key)
+from .state import (
+    Ship,
+    State,
+    Station,
+    distance,
+    get_ship,
+    get_station,
+    health,
+    manned,
+    operational,
+    role_label,
+    station_key,
+)
 
 VALUE_LIMIT = 60
 
 
-def _acting_station(ctx: Context, actor: Actor, ship_id: str, station_id: str) -> tuple[Ship, Station]:
+def _acting_station(
+    ctx: Context, actor: Actor, ship_id: str, station_id: str
+) -> tuple[Ship, Station]:
     ship = get_ship(ctx.state, ship_id)
     station = get_station(ship, station_id)
     if actor.role == "seat":
@@ -34,33 +47,56 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     spec = ACTIONS.get(cmd.action)
     if spec is None or spec["role"] != station["role"]:
         allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))  # type: ignore[misc]
-        raise refuse("ACTION_NOT_FOR_STATION",
-                     f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.")
+        raise refuse(
+            "ACTION_NOT_FOR_STATION",
+            f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.",
+        )
     _check_operational(ship, station, cmd)
     cards, value = _played_value(ctx, station, cmd, spec)
     order: dict[str, Any] = {
-        "ship": ship["id"], "station": station["id"], "action": cmd.action,
-        "cards": list(cards), "value": value,
+        "ship": ship["id"],
+        "station": station["id"],
+        "action": cmd.action,
+        "cards": list(cards),
+        "value": value,
         "by": "gm" if cmd.actor.is_gm else "seat",
     }
     CHECKS[cmd.action](ctx.state, ship, station, cmd, value, order)
     key = station_key(ship, station)
     replaced = key in ctx.state["orders"]
     ctx.state["orders"][key] = order
-    ctx.emit("OrderGiven", f"{role_label(station)} of {ship['name']} "
-             f"{'changed its orders' if replaced else 'gave orders'}.", log=False,
-             ship=ship["id"], station=station["id"], secret_for=key, secret={"order": order})
+    ctx.emit(
+        "OrderGiven",
+        f"{role_label(station)} of {ship['name']} "
+        f"{'changed its orders' if replaced else 'gave orders'}.",
+        log=False,
+        ship=ship["id"],
+        station=station["id"],
+        secret_for=key,
+        secret={"order": order},
+    )
 
 
 def pass_order(ctx: Context, cmd: PassOrder) -> None:
     ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     key = station_key(ship, station)
-    ctx.state["orders"][key] = {"ship": ship["id"], "station": station["id"], "action": "pass",
-                                "cards": [], "value": 0,
-                                "by": "gm" if cmd.actor.is_gm else "seat"}
-    ctx.emit("OrderGiven", f"{role_label(station)} of {ship['name']} is ready.", log=False,
-             ship=ship["id"], station=station["id"], secret_for=key,
-             secret={"order": ctx.state["orders"][key]})
+    ctx.state["orders"][key] = {
+        "ship": ship["id"],
+        "station": station["id"],
+        "action": "pass",
+        "cards": [],
+        "value": 0,
+        "by": "gm" if cmd.actor.is_gm else "seat",
+    }
+    ctx.emit(
+        "OrderGiven",
+        f"{role_label(station)} of {ship['name']} is ready.",
+        log=False,
+        ship=ship["id"],
+        station=station["id"],
+        secret_for=key,
+        secret={"order": ctx.state["orders"][key]},
+    )
 
 
 def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
@@ -68,8 +104,13 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
     key = station_key(ship, station)
     if ctx.state["orders"].pop(key, None) is None:
         raise refuse("NO_ORDER", "There is no order to take back.")
-    ctx.emit("OrderWithdrawn", f"{role_label(station)} of {ship['name']} took back its orders.",
-             log=False, ship=ship["id"], station=station["id"])
+    ctx.emit(
+        "OrderWithdrawn",
+        f"{role_label(station)} of {ship['name']} took back its orders.",
+        log=False,
+        ship=ship["id"],
+        station=station["id"],
+    )
 
 
 def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
@@ -77,15 +118,20 @@ def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
         return
     if station["role"] == "engineering":
         if cmd.action != "repair" or cmd.target_station != station["id"]:
-            raise refuse("ENGINEERING_REPAIR_ONLY", "Engineering is at zero: the only thing it "
-                         "can do is repair Engineering itself.")
+            raise refuse(
+                "ENGINEERING_REPAIR_ONLY",
+                "Engineering is at zero: the only thing it can do is repair Engineering itself.",
+            )
         return
-    raise refuse("STATION_DOWN", f"{role_label(station)} is down: it can play no cards until "
-                 "Engineering repairs it.")
+    raise refuse(
+        "STATION_DOWN",
+        f"{role_label(station)} is down: it can play no cards until Engineering repairs it.",
+    )
 
 
-def _played_value(ctx: Context, station: Station, cmd: SubmitOrder,
-                  spec: dict[str, Any]) -> tuple[tuple[str, ...], int]:
+def _played_value(
+    ctx: Context, station: Station, cmd: SubmitOrder, spec: dict[str, Any]
+) -> tuple[tuple[str, ...], int]:
     kinds = spec["kinds"]
     if not kinds:
         if cmd.cards:
@@ -109,8 +155,7 @@ def _played_value(ctx: Context, station: Station, cmd: SubmitOrder,
             raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
         card = ctx.state["cards"][card_id]
         if card["kind"] not in kinds:
-            raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for "
-                         f"{spec['label']}.")
+            raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for {spec['label']}.")
         total += card["value"]
     return cmd.cards, total
 
@@ -126,8 +171,9 @@ def _enemy(state: State, ship: Ship, target_id: str | None, what: str) -> Ship:
     return target
 
 
-def _check_attack(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                  order: dict[str, Any]) -> None:
+def _check_attack(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     target = _enemy(state, ship, cmd.target, "attack")
     weapons = {w["id"]: w for w in ship["weapons"]}
     if not weapons:
@@ -142,18 +188,24 @@ def _check_attack(state: State, ship: Ship, station: Station, cmd: SubmitOrder, 
     reach = max(band_index(weapons[w]["max_range"]) for w in chosen)
     if band is None or band_index(band.id) > reach:
         longest = RANGE_BANDS[reach].label
-        raise refuse("TARGET_OUT_OF_RANGE", f"{target['name']} is {distance(ship, target)} squares "
-                     f"away, beyond your weapons' {longest} range.")
+        raise refuse(
+            "TARGET_OUT_OF_RANGE",
+            f"{target['name']} is {distance(ship, target)} squares "
+            f"away, beyond your weapons' {longest} range.",
+        )
     if cmd.target_station is not None:
         get_station(target, cmd.target_station)
         if target["shields"]["active"]:
-            raise refuse("SHIELDS_BLOCK_TARGETING", f"{target['name']}'s shields are up: its "
-                         "stations cannot be targeted.")
+            raise refuse(
+                "SHIELDS_BLOCK_TARGETING",
+                f"{target['name']}'s shields are up: its stations cannot be targeted.",
+            )
     order.update(target=target["id"], weapons=chosen, target_station=cmd.target_station)
 
 
-def _check_manoeuvre(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                     order: dict[str, Any]) -> None:
+def _check_manoeuvre(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     if cmd.x is None or cmd.y is None:
         raise refuse("NO_DESTINATION", "Choose a square to move to.")
     settings = state["settings"]
@@ -165,21 +217,24 @@ def _check_manoeuvre(state: State, ship: Ship, station: Station, cmd: SubmitOrde
     order.update(x=cmd.x, y=cmd.y)
 
 
-def _check_nothing(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                   order: dict[str, Any]) -> None:
+def _check_nothing(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     return None
 
 
-def _check_jam(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-               order: dict[str, Any]) -> None:
+def _check_jam(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     target = _enemy(state, ship, cmd.target, "jam")
     if target["side"] == ship["side"]:
         raise refuse("NOT_AN_ENEMY", f"{target['name']} is on your side: jam an enemy ship.")
     order["target"] = target["id"]
 
 
-def _check_repair(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                  order: dict[str, Any]) -> None:
+def _check_repair(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     target = cmd.target_station
     if target is None:
         raise refuse("NO_TARGET", "Choose a station (or the shields) to repair.")
@@ -194,8 +249,9 @@ def _check_repair(state: State, ship: Ship, station: Station, cmd: SubmitOrder, 
     order["target_station"] = target
 
 
-def _check_shields_up(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                      order: dict[str, Any]) -> None:
+def _check_shields_up(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     shields = ship["shields"]
     if shields["boxes"] == 0:
         raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
@@ -205,14 +261,16 @@ def _check_shields_up(state: State, ship: Ship, station: Station, cmd: SubmitOrd
         raise refuse("SHIELDS_ALREADY_UP", "The shields are already up.")
 
 
-def _check_shields_down(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                        order: dict[str, Any]) -> None:
+def _check_shields_down(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     if not ship["shields"]["active"]:
         raise refuse("SHIELDS_ALREADY_DOWN", "The shields are already down.")
 
 
-def _check_command(state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int,
-                   order: dict[str, Any]) -> None:
+def _check_command(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
+) -> None:
     if cmd.target_station is None:
         raise refuse("NO_TARGET", "Choose the station your command helps.")
     if cmd.target_station == station["id"]:
@@ -222,9 +280,14 @@ def _check_command(state: State, ship: Ship, station: Station, cmd: SubmitOrder,
 
 
 CHECKS = {
-    "attack": _check_attack, "manoeuvre": _check_manoeuvre, "evasive": _check_nothing,
-    "lock": _check_nothing, "jam": _check_jam, "repair": _check_repair,
-    "shields_up": _check_shields_up, "shields_down": _check_shields_down,
+    "attack": _check_attack,
+    "manoeuvre": _check_manoeuvre,
+    "evasive": _check_nothing,
+    "lock": _check_nothing,
+    "jam": _check_jam,
+    "repair": _check_repair,
+    "shields_up": _check_shields_up,
+    "shields_down": _check_shields_down,
     "command": _check_command,
 }
 

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 # Commands the GM may give whatever the phase: corrections must never wait for the turn.
-ANY_PHASE = frozenset({
-    "ImposeModifier", "RemoveModifier", "SetTrack", "SetShields", "SetPosition", "SetShipValue",
-    "SetCharacteristic", "FirstAid", "DestroyShip", "RestoreShip", "SeatCrew", "UnseatCrew",
-    "SendMessage", "SetRedAlert", "SetSetting", "EndCombat",
-    # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
-    # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
-    "ExpireDeadline",
-})
+ANY_PHASE = frozenset(
+    {
+        "ImposeModifier",
+        "RemoveModifier",
+        "SetTrack",
+        "SetShields",
+        "SetPosition",
+        "SetShipValue",
+        "SetCharacteristic",
+        "FirstAid",
+        "DestroyShip",
+        "RestoreShip",
+        "SeatCrew",
+        "UnseatCrew",
+        "SendMessage",
+        "SetRedAlert",
+        "SetSetting",
+        "EndCombat",
+        # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
+        # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
+        "ExpireDeadline",
+    }
+)
 
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
@@ -20,14 +35,31 @@ PHASES: dict[str, dict[str, object]] = {
     },
     "orders": {
         "label": "Orders",
-        "allows": frozenset({"SubmitOrder", "PassOrder", "WithdrawOrder", "CloseOrders",
-                             "PauseTimer", "ResumeTimer", "ExtendTimer"}),
+        "allows": frozenset(
+            {
+                "SubmitOrder",
+                "PassOrder",
+                "WithdrawOrder",
+                "CloseOrders",
+                "PauseTimer",
+                "ResumeTimer",
+                "ExtendTimer",
+            }
+        ),
         "next": "resolve",
     },
     "allocation": {
         "label": "Damage allocation",
-        "allows": frozenset({"AllocateDamage", "ForceAllocation", "UndoResolution",
-                             "PauseTimer", "ResumeTimer", "ExtendTimer"}),
+        "allows": frozenset(
+            {
+                "AllocateDamage",
+                "ForceAllocation",
+                "UndoResolution",
+                "PauseTimer",
+                "ResumeTimer",
+                "ExtendTimer",
+            }
+        ),
         "next": "turn_end",
     },
     "turn_end": {
@@ -51,23 +83,55 @@ RESOLVE_STEPS: tuple[tuple[str, str | None], ...] = (
 
 # What each station can order, the card kinds that count towards it, and its step.
 ACTIONS: dict[str, dict[str, object]] = {
-    "attack": {"role": "weapons", "kinds": frozenset({"attack", "any"}), "step": "attacks",
-               "label": "Attack"},
-    "manoeuvre": {"role": "pilot", "kinds": frozenset({"helm", "any"}), "step": "manoeuvre",
-                  "label": "Manoeuvre"},
-    "evasive": {"role": "pilot", "kinds": frozenset({"helm", "any"}), "step": "manoeuvre",
-                "label": "Evasive"},
-    "lock": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar",
-             "label": "Target lock"},
+    "attack": {
+        "role": "weapons",
+        "kinds": frozenset({"attack", "any"}),
+        "step": "attacks",
+        "label": "Attack",
+    },
+    "manoeuvre": {
+        "role": "pilot",
+        "kinds": frozenset({"helm", "any"}),
+        "step": "manoeuvre",
+        "label": "Manoeuvre",
+    },
+    "evasive": {
+        "role": "pilot",
+        "kinds": frozenset({"helm", "any"}),
+        "step": "manoeuvre",
+        "label": "Evasive",
+    },
+    "lock": {
+        "role": "comms",
+        "kinds": frozenset({"ewar", "any"}),
+        "step": "ewar",
+        "label": "Target lock",
+    },
     "jam": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar", "label": "Jam"},
-    "repair": {"role": "engineering", "kinds": frozenset({"repair", "any"}), "step": "repairs",
-               "label": "Repair"},
-    "shields_up": {"role": "engineering", "kinds": frozenset(), "step": "repairs",
-                   "label": "Shields up"},
-    "shields_down": {"role": "engineering", "kinds": frozenset(), "step": "repairs",
-                     "label": "Shields down"},
-    "command": {"role": "captain", "kinds": frozenset({"command", "any"}), "step": "command",
-                "label": "Command"},
+    "repair": {
+        "role": "engineering",
+        "kinds": frozenset({"repair", "any"}),
+        "step": "repairs",
+        "label": "Repair",
+    },
+    "shields_up": {
+        "role": "engineering",
+        "kinds": frozenset(),
+        "step": "repairs",
+        "label": "Shields up",
+    },
+    "shields_down": {
+        "role": "engineering",
+        "kinds": frozenset(),
+        "step": "repairs",
+        "label": "Shields down",
+    },
+    "command": {
+        "role": "captain",
+        "kinds": frozenset({"command", "any"}),
+        "step": "command",
+        "label": "Command",
+    },
 }
 
 

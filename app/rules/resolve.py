@@ -8,8 +8,7 @@ from typing import Any, Callable
 from .cards import discard, draw_up
 from .content import band_index, range_band_for
 from .context import Context
-from .damage import (damage_hull, damage_shields, damage_shields_box, damage_station,
-                     first_station)
+from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
 from .errors import refuse
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
@@ -25,8 +24,14 @@ def reveal_and_resolve(ctx: Context) -> None:
     for key in stations_expected(state):
         if key not in state["orders"]:
             ship_id, station_id = key.split("/", 1)
-            state["orders"][key] = {"ship": ship_id, "station": station_id, "action": "pass",
-                                    "cards": [], "value": 0, "by": "timeout"}
+            state["orders"][key] = {
+                "ship": ship_id,
+                "station": station_id,
+                "action": "pass",
+                "cards": [],
+                "value": 0,
+                "by": "timeout",
+            }
     for order in state["orders"].values():
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
@@ -36,8 +41,11 @@ def reveal_and_resolve(ctx: Context) -> None:
         order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
     state["revealed"] = {"turn": state["turn"], "orders": dict(state["orders"]), "results": []}
     clear_deadline(state)
-    ctx.emit("OrdersRevealed", f"Turn {state['turn']}: orders revealed.",
-             orders=[_public_order(state, o) for o in state["orders"].values()])
+    ctx.emit(
+        "OrdersRevealed",
+        f"Turn {state['turn']}: orders revealed.",
+        orders=[_public_order(state, o) for o in state["orders"].values()],
+    )
     state["pending"] = {"hits": [], "next_step": 0}
     run_steps(ctx)
 
@@ -53,8 +61,12 @@ def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) ->
     down = not operational(station) and not (station["role"] == "engineering" and repairing_itself)
     if order["action"] != "pass" and (down or ship["destroyed"]):
         order.update(action="pass", cards=[], value=0)
-        ctx.emit("OrderVoided", f"{role_label(station)} of {ship['name']} could no longer carry "
-                 "out its order.", ship=ship["id"], station=station["id"])
+        ctx.emit(
+            "OrderVoided",
+            f"{role_label(station)} of {ship['name']} could no longer carry out its order.",
+            ship=ship["id"],
+            station=station["id"],
+        )
 
 
 def _public_order(state: dict[str, Any], order: Order) -> dict[str, Any]:
@@ -110,26 +122,46 @@ def _orders_of(ctx: Context, role: str | None) -> list[Order]:
 # --- Modifiers ---------------------------------------------------------------------------------
 
 
-def add_modifier(ctx: Context, ship: str, applies: str, value: int, reason: str,
-                 until: dict[str, Any] | None, station: str | None = None) -> dict[str, Any]:
-    modifier = {"id": ctx.next_id(), "ship": ship, "applies": applies, "station": station,
-                "value": value, "reason": reason, "until": until}
+def add_modifier(
+    ctx: Context,
+    ship: str,
+    applies: str,
+    value: int,
+    reason: str,
+    until: dict[str, Any] | None,
+    station: str | None = None,
+) -> dict[str, Any]:
+    modifier = {
+        "id": ctx.next_id(),
+        "ship": ship,
+        "applies": applies,
+        "station": station,
+        "value": value,
+        "reason": reason,
+        "until": until,
+    }
     ctx.state["modifiers"].append(modifier)
     return modifier
 
 
-def modifiers_for(ctx: Context, ship: str, applies: str,
-                  station: str | None = None) -> list[list[Any]]:
+def modifiers_for(
+    ctx: Context, ship: str, applies: str, station: str | None = None
+) -> list[list[Any]]:
     """[reason, value] pairs (lists, not tuples, so they survive a JSON round trip)."""
-    return [[m["reason"], m["value"]] for m in ctx.state["modifiers"]
-            if m["ship"] == ship and m["applies"] == applies
-            and (station is None or m["station"] == station)]
+    return [
+        [m["reason"], m["value"]]
+        for m in ctx.state["modifiers"]
+        if m["ship"] == ship
+        and m["applies"] == applies
+        and (station is None or m["station"] == station)
+    ]
 
 
 def expire_modifiers(ctx: Context, step: str) -> None:
     turn = ctx.state["turn"]
     ctx.state["modifiers"] = [
-        m for m in ctx.state["modifiers"]
+        m
+        for m in ctx.state["modifiers"]
         if not (m["until"] and m["until"]["step"] == step and m["until"]["turn"] <= turn)
     ]
 
@@ -163,11 +195,17 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
         value, _ = action_value(ctx, order)
         bonus = bonus_from(ctx, value)
         target = ship["stations"][order["target_station"]]
-        add_modifier(ctx, ship["id"], "station", bonus, "Command", _this_turn(ctx),
-                     station=target["id"])
-        ctx.emit("CommandGiven", f"The Captain of {ship['name']} drove {role_label(target)} on: "
-                 f"+{bonus} to its action this turn.", ship=ship["id"],
-                 station=target["id"], bonus=bonus)
+        add_modifier(
+            ctx, ship["id"], "station", bonus, "Command", _this_turn(ctx), station=target["id"]
+        )
+        ctx.emit(
+            "CommandGiven",
+            f"The Captain of {ship['name']} drove {role_label(target)} on: "
+            f"+{bonus} to its action this turn.",
+            ship=ship["id"],
+            station=target["id"],
+            bonus=bonus,
+        )
     return False
 
 
@@ -178,16 +216,30 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         value, _ = action_value(ctx, order)
         if order["action"] == "evasive":
             value = max(0, value)  # a penalty can spoil the dodge, not make the ship easier to hit
-            add_modifier(ctx, ship["id"], "defence", value, "evasive",
-                         {"turn": ctx.state["turn"] + 1, "step": "manoeuvre"})
-            ctx.emit("EvasiveManoeuvre", f"{ship['name']} jinked and weaved: +{value} Defence "
-                     "until its next manoeuvre.", ship=ship["id"], value=value)
+            add_modifier(
+                ctx,
+                ship["id"],
+                "defence",
+                value,
+                "evasive",
+                {"turn": ctx.state["turn"] + 1, "step": "manoeuvre"},
+            )
+            ctx.emit(
+                "EvasiveManoeuvre",
+                f"{ship['name']} jinked and weaved: +{value} Defence until its next manoeuvre.",
+                ship=ship["id"],
+                value=value,
+            )
             continue
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
         ship["x"], ship["y"] = x, y
-        ctx.emit("ShipMoved", f"{ship['name']} moved from {before} to {(x, y)}.",
-                 ship=ship["id"], **{"from": list(before), "to": [x, y]})
+        ctx.emit(
+            "ShipMoved",
+            f"{ship['name']} moved from {before} to {(x, y)}.",
+            ship=ship["id"],
+            **{"from": list(before), "to": [x, y]},
+        )
     return False
 
 
@@ -208,13 +260,22 @@ def step_ewar(ctx: Context, orders: list[Order]) -> bool:
         bonus = bonus_from(ctx, value)
         if order["action"] == "lock":
             add_modifier(ctx, ship["id"], "attack", bonus, "lock", _this_turn(ctx))
-            ctx.emit("TargetLocked", f"{ship['name']} locked on: +{bonus} to its attacks this "
-                     "turn.", ship=ship["id"], bonus=bonus)
+            ctx.emit(
+                "TargetLocked",
+                f"{ship['name']} locked on: +{bonus} to its attacks this turn.",
+                ship=ship["id"],
+                bonus=bonus,
+            )
         else:
             target = ctx.state["ships"][order["target"]]
             add_modifier(ctx, target["id"], "attack", -bonus, "jammed", _this_turn(ctx))
-            ctx.emit("ShipJammed", f"{ship['name']} jammed {target['name']}: −{bonus} to its "
-                     "attacks this turn.", ship=ship["id"], target=target["id"], penalty=bonus)
+            ctx.emit(
+                "ShipJammed",
+                f"{ship['name']} jammed {target['name']}: −{bonus} to its attacks this turn.",
+                ship=ship["id"],
+                target=target["id"],
+                penalty=bonus,
+            )
     return False
 
 
@@ -224,8 +285,11 @@ def step_repairs(ctx: Context, orders: list[Order]) -> bool:
         shields = ship["shields"]
         if order["action"] == "shields_up":
             if health(shields) == 0:
-                ctx.emit("ShieldsFailedToRise", f"{ship['name']}'s shields are empty and could "
-                         "not be raised.", ship=ship["id"])
+                ctx.emit(
+                    "ShieldsFailedToRise",
+                    f"{ship['name']}'s shields are empty and could not be raised.",
+                    ship=ship["id"],
+                )
             elif not shields["active"]:
                 shields["active"] = True
                 ctx.emit("ShieldsRaised", f"{ship['name']} raised its shields.", ship=ship["id"])
@@ -247,8 +311,9 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
         label = "the shield generator"
         if track["active"]:  # G-SHD-4: the generator must be off to be worked on
             track["active"] = False
-            ctx.emit("ShieldsLowered", f"{ship['name']}'s shields dropped for repairs.",
-                     ship=ship["id"])
+            ctx.emit(
+                "ShieldsLowered", f"{ship['name']}'s shields dropped for repairs.", ship=ship["id"]
+            )
     else:
         track = ship["stations"][target_id]
         label = role_label(track)
@@ -261,10 +326,20 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
     old_limit = hand_limit(track) if target_id != "shields" else 0
     track["damage"] -= restored
     shown = " + ".join(f"{name} {v}" for name, v in parts)
-    text = (f"Engineering of {ship['name']} repaired {label}: {shown} − (3 + {track['suffered']} "
-            f"suffered) = {total - difficulty} → {restored} restored.")
-    ctx.emit("RepairResolved", text, ship=ship["id"], station=target_id, value=total,
-             difficulty=difficulty, restored=restored, health=health(track))
+    text = (
+        f"Engineering of {ship['name']} repaired {label}: {shown} − (3 + {track['suffered']} "
+        f"suffered) = {total - difficulty} → {restored} restored."
+    )
+    ctx.emit(
+        "RepairResolved",
+        text,
+        ship=ship["id"],
+        station=target_id,
+        value=total,
+        difficulty=difficulty,
+        restored=restored,
+        health=health(track),
+    )
     if target_id != "shields" and restored and manned(ctx.state, track):
         gained = hand_limit(track) - old_limit
         if gained > 0:  # G-REP-2: a larger limit is filled at once
@@ -285,19 +360,33 @@ def attack(ctx: Context, order: Order) -> None:
     station = ship["stations"][order["station"]]
     who = f"{role_label(station)} of {ship['name']}"
     if target["destroyed"]:
-        ctx.emit("AttackCancelled", f"{who} held fire: {target['name']} is already destroyed.",
-                 ship=ship["id"], target=target["id"])
+        ctx.emit(
+            "AttackCancelled",
+            f"{who} held fire: {target['name']} is already destroyed.",
+            ship=ship["id"],
+            target=target["id"],
+        )
         return
     squares = distance(ship, target)
     band = range_band_for(squares)
     weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
-    in_range = [w for w in weapons
-                if band is not None and band_index(w["max_range"]) >= band_index(band.id)]
+    in_range = [
+        w for w in weapons if band is not None and band_index(w["max_range"]) >= band_index(band.id)
+    ]
     names = ", ".join(w["name"] for w in weapons)
     if not in_range:  # G-HIT-3: no roll at all
-        ctx.emit("AttackResolved", f"{who} fired {names} at {target['name']}: {squares} squares "
-                 "is beyond their range: miss.", ship=ship["id"], station=station["id"],
-                 target=target["id"], hit=False, out_of_range=True, distance=squares, roll=None)
+        ctx.emit(
+            "AttackResolved",
+            f"{who} fired {names} at {target['name']}: {squares} squares "
+            "is beyond their range: miss.",
+            ship=ship["id"],
+            station=station["id"],
+            target=target["id"],
+            hit=False,
+            out_of_range=True,
+            distance=squares,
+            roll=None,
+        )
         return
     assert band is not None
     value, value_parts = action_value(ctx, order)
@@ -305,33 +394,61 @@ def attack(ctx: Context, order: Order) -> None:
     defence_mods = modifiers_for(ctx, target["id"], "defence")
     roll = ctx.dice.roll(6)
     defence = target["defence"]
-    score = value + sum(v for _, v in attack_mods) + roll - (defence + sum(v for _, v in defence_mods))
+    score = (
+        value + sum(v for _, v in attack_mods) + roll - (defence + sum(v for _, v in defence_mods))
+    )
     hit = score >= band.to_hit
     damage = sum(w["damage"] for w in in_range) if hit else 0
     aimed = order.get("target_station")
     if aimed and target["shields"]["active"]:
         aimed = None  # G-SHD-1: shields raised this turn protect the stations
     left_out = [w["name"] for w in weapons if w not in in_range]
-    text = (f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
-            f"{' (' + aimed + ')' if aimed else ''}: "
-            f"{_breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
-            f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {squares} sq): "
-            f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}.")
+    text = (
+        f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
+        f"{' (' + aimed + ')' if aimed else ''}: "
+        f"{_breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
+        f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {squares} sq): "
+        f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}."
+    )
     if left_out:
         text += f" Out of range: {', '.join(left_out)}."
-    ctx.emit("AttackResolved", text, ship=ship["id"], station=station["id"], target=target["id"],
-             target_station=aimed, hit=hit, out_of_range=False, distance=squares, band=band.id,
-             needed=band.to_hit, roll=roll, score=score, damage=damage, purpose="to hit",
-             breakdown={"value": value_parts, "attack": attack_mods, "d6": roll,
-                        "defence": defence, "defending": defence_mods})
+    ctx.emit(
+        "AttackResolved",
+        text,
+        ship=ship["id"],
+        station=station["id"],
+        target=target["id"],
+        target_station=aimed,
+        hit=hit,
+        out_of_range=False,
+        distance=squares,
+        band=band.id,
+        needed=band.to_hit,
+        roll=roll,
+        score=score,
+        damage=damage,
+        purpose="to hit",
+        breakdown={
+            "value": value_parts,
+            "attack": attack_mods,
+            "d6": roll,
+            "defence": defence,
+            "defending": defence_mods,
+        },
+    )
     if hit:
-        ctx.state["pending"]["hits"].append({"attacker": ship["id"], "target": target["id"],
-                                             "damage": damage, "target_station": aimed,
-                                             "cause": f"{ship['name']}'s attack"})
+        ctx.state["pending"]["hits"].append(
+            {
+                "attacker": ship["id"],
+                "target": target["id"],
+                "damage": damage,
+                "target_station": aimed,
+                "cause": f"{ship['name']}'s attack",
+            }
+        )
 
 
-def _breakdown(parts: list[list[Any]], roll: int, defence: int,
-               defending: list[list[Any]]) -> str:
+def _breakdown(parts: list[list[Any]], roll: int, defence: int, defending: list[list[Any]]) -> str:
     text = " ".join(_term(i, name, v) for i, (name, v) in enumerate(parts))
     text += f" + d6 {roll} − (Defence {defence}"
     text += "".join(f" {'+' if v >= 0 else '−'} {name} {abs(v)}" for name, v in defending)
@@ -360,8 +477,9 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
         if hit["target_station"] and not target["shields"]["active"]:
             share = math.ceil(points / 2)
             # What the station cannot take (it is already low) stays on the Hull.
-            points -= damage_station(ctx, target, target["stations"][hit["target_station"]],
-                                     share, hit["cause"])
+            points -= damage_station(
+                ctx, target, target["stations"][hit["target_station"]], share, hit["cause"]
+            )
         if "syshit" in state["modules"]:
             points -= _system_hit(ctx, target, points, hit["cause"])
         if points > 0:
@@ -382,10 +500,15 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
     state["phase"] = "allocation"
     set_deadline(state, "allocation", ctx.now + seconds)
     for ship_id, prompt in prompts.items():
-        ctx.emit("AllocationRequested", f"Engineering of {state['ships'][ship_id]['name']} may "
-                 f"divert {prompt['hull_damage'] - 1} of {prompt['hull_damage']} Hull damage "
-                 f"({seconds} s).", ship=ship_id, hull_damage=prompt["hull_damage"],
-                 deadline=ctx.now + seconds)
+        ctx.emit(
+            "AllocationRequested",
+            f"Engineering of {state['ships'][ship_id]['name']} may "
+            f"divert {prompt['hull_damage'] - 1} of {prompt['hull_damage']} Hull damage "
+            f"({seconds} s).",
+            ship=ship_id,
+            hull_damage=prompt["hull_damage"],
+            deadline=ctx.now + seconds,
+        )
     return True
 
 
@@ -393,16 +516,25 @@ def _system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
     """M-SYSHIT: a d20 on the scenario's table picks the system; a station hit takes half the
     Hull damage (rounded down), and at least 1 point always stays on the Hull."""
     roll = ctx.dice.roll(20)
-    system = next((name for low, high, name in ctx.state["settings"]["hit_table"]
-                   if low <= roll <= high), "hull")
+    system = next(
+        (name for low, high, name in ctx.state["settings"]["hit_table"] if low <= roll <= high),
+        "hull",
+    )
     station = first_station(ship, system) if system not in ("hull", "shields") else None
     if system == "shields":  # the shield generator (G-SHIP-2), as far as it has boxes left
         share = min(points // 2, health(ship["shields"]))
     else:
         share = points // 2 if station is not None else 0
-    ctx.emit("SystemHitRolled", f"System hit on {ship['name']}: d20 {roll} → {system}"
-             f"{f', {share} damage diverted there' if share else ''}.", ship=ship["id"],
-             purpose="system hit", roll=roll, system=system, points=share)
+    ctx.emit(
+        "SystemHitRolled",
+        f"System hit on {ship['name']}: d20 {roll} → {system}"
+        f"{f', {share} damage diverted there' if share else ''}.",
+        ship=ship["id"],
+        purpose="system hit",
+        roll=roll,
+        system=system,
+        points=share,
+    )
     if share and station is not None:
         return damage_station(ctx, ship, station, share, cause)
     if share:
@@ -430,17 +562,27 @@ def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str 
         if points < 0:
             raise refuse("BAD_ALLOCATION", "Damage diverted to a station cannot be negative.")
         if points > health(ship["stations"][station_id]):
-            raise refuse("BAD_ALLOCATION", f"{role_label(ship['stations'][station_id])} has only "
-                         f"{health(ship['stations'][station_id])} health left to take damage.")
+            raise refuse(
+                "BAD_ALLOCATION",
+                f"{role_label(ship['stations'][station_id])} has only "
+                f"{health(ship['stations'][station_id])} health left to take damage.",
+            )
         total += points
     if total > prompt["hull_damage"] - 1:
-        raise refuse("HULL_MUST_TAKE_ONE", f"At most {prompt['hull_damage'] - 1} of "
-                     f"{prompt['hull_damage']} damage can be diverted: 1 stays on the Hull.")
+        raise refuse(
+            "HULL_MUST_TAKE_ONE",
+            f"At most {prompt['hull_damage'] - 1} of "
+            f"{prompt['hull_damage']} damage can be diverted: 1 stays on the Hull.",
+        )
     prompt["answered"] = True
     prompt["allocations"] = {k: v for k, v in allocations.items() if v}
-    ctx.emit("DamageAllocated", f"Engineering of {ship['name']} diverted {total} damage"
-             f"{' to ' + ', '.join(prompt['allocations']) if total else ''}.", ship=ship_id,
-             allocations=prompt["allocations"])
+    ctx.emit(
+        "DamageAllocated",
+        f"Engineering of {ship['name']} diverted {total} damage"
+        f"{' to ' + ', '.join(prompt['allocations']) if total else ''}.",
+        ship=ship_id,
+        allocations=prompt["allocations"],
+    )
     if all(p["answered"] for p in state["allocation"]["ships"].values()):
         finish_allocation(ctx)
 
@@ -451,12 +593,16 @@ def finish_allocation(ctx: Context) -> None:
     for ship_id, prompt in state["allocation"]["ships"].items():
         ship = state["ships"][ship_id]
         if not prompt["answered"]:
-            ctx.emit("AllocationExpired", f"No word from Engineering of {ship['name']}: all "
-                     "damage goes to the Hull.", ship=ship_id)
+            ctx.emit(
+                "AllocationExpired",
+                f"No word from Engineering of {ship['name']}: all damage goes to the Hull.",
+                ship=ship_id,
+            )
         diverted = 0
         for station_id, points in prompt["allocations"].items():
-            diverted += damage_station(ctx, ship, ship["stations"][station_id], points,
-                                       "diverted Hull damage")
+            diverted += damage_station(
+                ctx, ship, ship["stations"][station_id], points, "diverted Hull damage"
+            )
         damage_hull(ctx, ship, prompt["hull_damage"] - diverted, "enemy fire")
     state["allocation"] = None
     clear_deadline(state)
@@ -470,10 +616,16 @@ def step_effects(ctx: Context, orders: list[Order]) -> bool:
     summary = []
     for ship in state["ships"].values():
         shields = ship["shields"]
-        summary.append({"ship": ship["id"], "hull": health(ship["hull"]),
-                        "shields": health(shields), "shields_active": shields["active"],
-                        "destroyed": ship["destroyed"],
-                        "stations": {s["id"]: health(s) for s in ship["stations"].values()}})
+        summary.append(
+            {
+                "ship": ship["id"],
+                "hull": health(ship["hull"]),
+                "shields": health(shields),
+                "shields_active": shields["active"],
+                "destroyed": ship["destroyed"],
+                "stations": {s["id"]: health(s) for s in ship["stations"].values()},
+            }
+        )
     state["orders"] = {}
     state["phase"] = "turn_end"
     ctx.emit("TurnResolved", f"Turn {state['turn']} resolved.", summary=summary)
@@ -481,7 +633,11 @@ def step_effects(ctx: Context, orders: list[Order]) -> bool:
 
 
 STEP_HANDLERS: dict[str, Callable[[Context, list[Order]], bool]] = {
-    "command": step_command, "manoeuvre": step_manoeuvre, "ewar": step_ewar,
-    "repairs": step_repairs, "attacks": step_attacks, "damage": step_damage,
+    "command": step_command,
+    "manoeuvre": step_manoeuvre,
+    "ewar": step_ewar,
+    "repairs": step_repairs,
+    "attacks": step_attacks,
+    "damage": step_damage,
     "effects": step_effects,
 }

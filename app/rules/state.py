@@ -29,23 +29,42 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
             deck = catalogue.decks[spec.deck]
             # Each station gets its own copy of the deck, so a card id names one card in the game
             # even when two ships of one class carry the same deck.
-            own = [dataclasses.replace(card, id=f"{placement.id}.{spec.id}.{card.id}")
-                   for card in deck.cards]
+            own = [
+                dataclasses.replace(card, id=f"{placement.id}.{spec.id}.{card.id}")
+                for card in deck.cards
+            ]
             for card in own:
                 cards[card.id] = _card_data(card)
             stations[spec.id] = {
-                "id": spec.id, "role": spec.role, "boxes": spec.track.boxes,
-                "red": list(spec.track.red), "damage": 0, "suffered": 0,
-                "deck": deck.id, "draw": [c.id for c in own], "discard": [], "hand": [],
+                "id": spec.id,
+                "role": spec.role,
+                "boxes": spec.track.boxes,
+                "red": list(spec.track.red),
+                "damage": 0,
+                "suffered": 0,
+                "deck": deck.id,
+                "draw": [c.id for c in own],
+                "discard": [],
+                "hand": [],
                 "crew": None,
             }
         ships[placement.id] = {
-            "id": placement.id, "name": placement.name, "class": cls.id, "class_name": cls.name,
-            "crew": placement.crew, "side": placement.side, "x": placement.x, "y": placement.y,
-            "hull_size": cls.hull_size, "defence": cls.defence, "systems": cls.systems,
+            "id": placement.id,
+            "name": placement.name,
+            "class": cls.id,
+            "class_name": cls.name,
+            "crew": placement.crew,
+            "side": placement.side,
+            "x": placement.x,
+            "y": placement.y,
+            "hull_size": cls.hull_size,
+            "defence": cls.defence,
+            "systems": cls.systems,
             "hull": {"boxes": cls.hull.boxes, "red": list(cls.hull.red), "damage": 0},
             "shields": {
-                "boxes": cls.shields.boxes, "red": list(cls.shields.red), "damage": 0,
+                "boxes": cls.shields.boxes,
+                "red": list(cls.shields.red),
+                "damage": 0,
                 "suffered": 0,
                 "active": bool(placement.shields_active and cls.shields.boxes > 0),
             },
@@ -59,13 +78,17 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
         for card in ch.skill_cards:
             cards[card.id] = _card_data(card, owner=ch.id)
         characters[ch.id] = {
-            "id": ch.id, "name": ch.name, "armour": ch.armour, "medicine": ch.medicine,
+            "id": ch.id,
+            "name": ch.name,
+            "armour": ch.armour,
+            "medicine": ch.medicine,
             "blurb": ch.blurb,
             "strength": {"max": ch.strength, "value": ch.strength},
             "dexterity": {"max": ch.dexterity, "value": ch.dexterity},
             "endurance": {"max": ch.endurance, "value": ch.endurance},
             "status": "healthy",
-            "draw": [c.id for c in ch.skill_cards], "discard": [],
+            "draw": [c.id for c in ch.skill_cards],
+            "discard": [],
         }
     settings = dataclasses.asdict(scenario.settings)
     settings["bonus_table"] = list(settings["bonus_table"])
@@ -105,8 +128,15 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
 
 
 def _card_data(card: Any, owner: str | None = None) -> dict[str, Any]:
-    return {"id": card.id, "name": card.name, "value": card.value, "kind": card.kind,
-            "effect": card.effect, "source": card.source, "owner": owner}
+    return {
+        "id": card.id,
+        "name": card.name,
+        "value": card.value,
+        "kind": card.kind,
+        "effect": card.effect,
+        "source": card.source,
+        "owner": owner,
+    }
 
 
 # --- Readers ------------------------------------------------------------------------------------

@@ -12,8 +12,17 @@ from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
-from .state import (State, distance, hand_limit, health, manned, operational, role_label,
-                    seat_station, station_key)
+from .state import (
+    State,
+    distance,
+    hand_limit,
+    health,
+    manned,
+    operational,
+    role_label,
+    seat_station,
+    station_key,
+)
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
@@ -32,17 +41,26 @@ def stations_in_order(ship: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _game(state: State) -> View:
     return {
-        "scenario": state["scenario"], "turn": state["turn"], "combat": state["combat"],
-        "phase": state["phase"], "phase_label": PHASES[state["phase"]]["label"],
-        "deadline": state["deadline"], "paused": state["paused"], "red_alert": state["red_alert"],
+        "scenario": state["scenario"],
+        "turn": state["turn"],
+        "combat": state["combat"],
+        "phase": state["phase"],
+        "phase_label": PHASES[state["phase"]]["label"],
+        "deadline": state["deadline"],
+        "paused": state["paused"],
+        "red_alert": state["red_alert"],
         "modules": list(state["modules"]),
         "map": {"width": state["settings"]["map_width"], "height": state["settings"]["map_height"]},
     }
 
 
 def _track(track: dict[str, Any]) -> View:
-    return {"boxes": track["boxes"], "damage": track["damage"], "health": health(track),
-            "red": list(track["red"])}
+    return {
+        "boxes": track["boxes"],
+        "damage": track["damage"],
+        "health": health(track),
+        "red": list(track["red"]),
+    }
 
 
 def _ships(state: State) -> list[View]:
@@ -51,23 +69,38 @@ def _ships(state: State) -> list[View]:
         stations = []
         for st in stations_in_order(ship):
             crew = st["crew"]
-            stations.append({
-                "id": st["id"], "role": st["role"], "label": role_label(st), **_track(st),
-                "hand_limit": hand_limit(st), "operational": operational(st),
-                "manned": manned(state, st), "crew": crew["name"] if crew else None,
-                "character": crew.get("character") if crew else None,
-                "ready": station_key(ship, st) in state["orders"],
-            })
+            stations.append(
+                {
+                    "id": st["id"],
+                    "role": st["role"],
+                    "label": role_label(st),
+                    **_track(st),
+                    "hand_limit": hand_limit(st),
+                    "operational": operational(st),
+                    "manned": manned(state, st),
+                    "crew": crew["name"] if crew else None,
+                    "character": crew.get("character") if crew else None,
+                    "ready": station_key(ship, st) in state["orders"],
+                }
+            )
         shields = ship["shields"]
-        ships.append({
-            "id": ship["id"], "name": ship["name"], "class_name": ship["class_name"],
-            "crew": ship["crew"], "side": ship["side"], "x": ship["x"], "y": ship["y"],
-            "defence": ship["defence"], "destroyed": ship["destroyed"],
-            "hull": _track(ship["hull"]),
-            "shields": {**_track(shields), "active": shields["active"]},
-            "stations": stations,
-            "weapons": [dict(w) for w in ship["weapons"]],
-        })
+        ships.append(
+            {
+                "id": ship["id"],
+                "name": ship["name"],
+                "class_name": ship["class_name"],
+                "crew": ship["crew"],
+                "side": ship["side"],
+                "x": ship["x"],
+                "y": ship["y"],
+                "defence": ship["defence"],
+                "destroyed": ship["destroyed"],
+                "hull": _track(ship["hull"]),
+                "shields": {**_track(shields), "active": shields["active"]},
+                "stations": stations,
+                "weapons": [dict(w) for w in ship["weapons"]],
+            }
+        )
     return ships
 
 
@@ -75,11 +108,17 @@ def _distances(state: State) -> list[View]:
     ships = ships_in_order(state)
     out = []
     for i, a in enumerate(ships):
-        for b in ships[i + 1:]:
+        for b in ships[i + 1 :]:
             squares = distance(a, b)
             band = range_band_for(squares)
-            out.append({"a": a["id"], "b": b["id"], "squares": squares,
-                        "band": band.label if band else "Out of range"})
+            out.append(
+                {
+                    "a": a["id"],
+                    "b": b["id"],
+                    "squares": squares,
+                    "band": band.label if band else "Out of range",
+                }
+            )
     return out
 
 
@@ -90,15 +129,23 @@ def _revealed(state: State) -> View | None:
         return None
     orders = []
     steps = [step for step, _ in RESOLVE_STEPS]
-    by_step = sorted(revealed["orders"].values(), key=lambda o: (
-        steps.index(ACTIONS[o["action"]]["step"]) if o["action"] in ACTIONS else len(steps),
-        o["ship"], o["station"]))
+    by_step = sorted(
+        revealed["orders"].values(),
+        key=lambda o: (
+            steps.index(ACTIONS[o["action"]]["step"]) if o["action"] in ACTIONS else len(steps),
+            o["ship"],
+            o["station"],
+        ),
+    )
     for order in by_step:
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
         orders.append({**order, "text": describe_order(state, ship, station, order)})
-    return {"turn": revealed["turn"], "orders": orders,
-            "results": [public_event(e) for e in revealed["results"]]}
+    return {
+        "turn": revealed["turn"],
+        "orders": orders,
+        "results": [public_event(e) for e in revealed["results"]],
+    }
 
 
 def public_event(event: dict[str, Any]) -> dict[str, Any]:
@@ -114,10 +161,15 @@ def shared_view(state: State) -> View:
     function when several views of one state are wanted together. Those views then share its
     parts, so they are for reading only."""
     return {
-        "game": _game(state), "ships": _ships(state), "distances": _distances(state),
-        "revealed": _revealed(state), "log": list(state["log"]),
-        "range_bands": [{"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}",
-                         "to_hit": b.to_hit} for b in RANGE_BANDS],
+        "game": _game(state),
+        "ships": _ships(state),
+        "distances": _distances(state),
+        "revealed": _revealed(state),
+        "log": list(state["log"]),
+        "range_bands": [
+            {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
+            for b in RANGE_BANDS
+        ],
     }
 
 
@@ -136,9 +188,14 @@ def _character(state: State, character_id: str | None) -> View | None:
     if character_id is None:
         return None
     ch = state["characters"][character_id]
-    return {"id": ch["id"], "name": ch["name"], "armour": ch["armour"], "status": ch["status"],
-            "medicine": ch["medicine"],
-            **{c: dict(ch[c]) for c in CHARACTERISTICS}}
+    return {
+        "id": ch["id"],
+        "name": ch["name"],
+        "armour": ch["armour"],
+        "status": ch["status"],
+        "medicine": ch["medicine"],
+        **{c: dict(ch[c]) for c in CHARACTERISTICS},
+    }
 
 
 def station_view(state: State, seat: str, shared: View | None = None) -> View:
@@ -159,26 +216,37 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             allocation = {**prompt, "deadline": state["deadline"]}
     down = None
     if not operational(station):
-        down = ("Engineering is at zero: you may only repair Engineering."
-                if station["role"] == "engineering"
-                else "Your station is at zero health: no cards until Engineering repairs it.")
+        down = (
+            "Engineering is at zero: you may only repair Engineering."
+            if station["role"] == "engineering"
+            else "Your station is at zero health: no cards until Engineering repairs it."
+        )
     elif not manned(state, station):
         down = "Your character is unconscious: the station is unmanned until first aid."
     if ship["destroyed"]:
         down = f"{ship['name']} has been destroyed."
     view["me"] = {
-        "ship": ship["id"], "ship_name": ship["name"], "station": station["id"],
-        "role": station["role"], "label": role_label(station), "name": station["crew"]["name"],
+        "ship": ship["id"],
+        "ship_name": ship["name"],
+        "station": station["id"],
+        "role": station["role"],
+        "label": role_label(station),
+        "name": station["crew"]["name"],
         "character": _character(state, station["crew"].get("character")),
-        "hand": _cards(state, station["hand"]), "hand_limit": hand_limit(station),
-        "health": health(station), "boxes": station["boxes"],
-        "operational": operational(station), "down": down,
-        "actions": [{"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
-                    for a in actions_for(station["role"])],
-        "order": order, "allocation": allocation,
+        "hand": _cards(state, station["hand"]),
+        "hand_limit": hand_limit(station),
+        "health": health(station),
+        "boxes": station["boxes"],
+        "operational": operational(station),
+        "down": down,
+        "actions": [
+            {"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
+            for a in actions_for(station["role"])
+        ],
+        "order": order,
+        "allocation": allocation,
     }
-    view["messages"] = [m for m in state["messages"]
-                        if m["to"] in ("all", ship["id"], key)]
+    view["messages"] = [m for m in state["messages"] if m["to"] in ("all", ship["id"], key)]
     return view
 
 
@@ -187,7 +255,8 @@ def gm_view(state: State, shared: View | None = None) -> View:
     view["viewer"] = {"role": "gm"}
     view["hands"] = {
         station_key(ship, st): _cards(state, st["hand"])
-        for ship in ships_in_order(state) for st in stations_in_order(ship)
+        for ship in ships_in_order(state)
+        for st in stations_in_order(ship)
     }
     view["orders"] = dict(state["orders"])
     view["characters"] = [_character(state, cid) for cid in state["characters"]]

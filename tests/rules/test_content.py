@@ -35,8 +35,12 @@ SCENARIO = "scenarios/test.toml"
 
 def ship_data(**changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "id": "gunboat", "name": "Gunboat", "hull_size": 10, "defence": 3,
-        "hull": {"boxes": 10, "red": [5, 9]}, "shields": {"boxes": 2},
+        "id": "gunboat",
+        "name": "Gunboat",
+        "hull_size": 10,
+        "defence": 3,
+        "hull": {"boxes": 10, "red": [5, 9]},
+        "shields": {"boxes": 2},
         "stations": [
             {"role": "weapons", "deck": "guns", "track": {"boxes": 4, "red": [2]}},
             {"role": "engineering", "deck": "fixes", "track": {"boxes": 5, "red": [3]}},
@@ -50,9 +54,18 @@ def ship_data(**changes: Any) -> dict[str, Any]:
 
 def deck_data(deck_id: str, role: str, **changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "id": deck_id, "name": deck_id.title(), "role": role,
-        "cards": [{"name": "Try Hard", "value": 2, "kind": ROLE_CARD_KIND[role],
-                   "effect": "Value 2.", "copies": 3}],
+        "id": deck_id,
+        "name": deck_id.title(),
+        "role": role,
+        "cards": [
+            {
+                "name": "Try Hard",
+                "value": 2,
+                "kind": ROLE_CARD_KIND[role],
+                "effect": "Value 2.",
+                "copies": 3,
+            }
+        ],
     }
     data.update(changes)
     return data
@@ -60,8 +73,14 @@ def deck_data(deck_id: str, role: str, **changes: Any) -> dict[str, Any]:
 
 def character_data(**changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "id": "ada", "name": "Ada", "strength": 8, "dexterity": 9, "endurance": 10,
-        "armour": 1, "medicine": 2, "blurb": "Test pilot.",
+        "id": "ada",
+        "name": "Ada",
+        "strength": 8,
+        "dexterity": 9,
+        "endurance": 10,
+        "armour": 1,
+        "medicine": 2,
+        "blurb": "Test pilot.",
         "skill_cards": [{"name": "Knack", "value": 1, "kind": "helm", "effect": "Adds 1."}],
     }
     data.update(changes)
@@ -70,27 +89,48 @@ def character_data(**changes: Any) -> dict[str, Any]:
 
 def scenario_data(**changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "id": "duel", "name": "Duel", "description": "Two gunboats.",
+        "id": "duel",
+        "name": "Duel",
+        "description": "Two gunboats.",
         "modules": {"starmada": False, "syshit": False},
         "settings": {"map_width": 16, "map_height": 10},
         "ships": [
-            {"id": "a", "name": "A", "ship_class": "gunboat", "crew": "players",
-             "side": "players", "x": 1, "y": 1, "shields_active": True},
-            {"id": "b", "name": "B", "ship_class": "gunboat", "crew": "npc",
-             "side": "pirates", "x": 8, "y": 1, "shields_active": False},
+            {
+                "id": "a",
+                "name": "A",
+                "ship_class": "gunboat",
+                "crew": "players",
+                "side": "players",
+                "x": 1,
+                "y": 1,
+                "shields_active": True,
+            },
+            {
+                "id": "b",
+                "name": "B",
+                "ship_class": "gunboat",
+                "crew": "npc",
+                "side": "pirates",
+                "x": 8,
+                "y": 1,
+                "shields_active": False,
+            },
         ],
     }
     data.update(changes)
     return data
 
 
-def small_catalogue(ship: dict[str, Any] | None = None,
-                    scenario: dict[str, Any] | None = None) -> Catalogue:
+def small_catalogue(
+    ship: dict[str, Any] | None = None, scenario: dict[str, Any] | None = None
+) -> Catalogue:
     return build_catalogue(
         [parse_ship_class(ship or ship_data(), SHIP)],
-        [parse_deck(deck_data("guns", "weapons"), "scenarios/decks/guns.toml"),
-         parse_deck(deck_data("fixes", "engineering"), "scenarios/decks/fixes.toml"),
-         parse_deck(deck_data("flying", "pilot"), "scenarios/decks/flying.toml")],
+        [
+            parse_deck(deck_data("guns", "weapons"), "scenarios/decks/guns.toml"),
+            parse_deck(deck_data("fixes", "engineering"), "scenarios/decks/fixes.toml"),
+            parse_deck(deck_data("flying", "pilot"), "scenarios/decks/flying.toml"),
+        ],
         [parse_character(character_data(), CHARACTER)],
         [parse_scenario(scenario or scenario_data(), SCENARIO)],
     )
@@ -112,6 +152,7 @@ def scenario_copy(tmp_path: Path) -> Path:
 
 
 # --- The shipped content ----------------------------------------------------------------------
+
 
 def test_shipped_catalogue_loads_ships_decks_characters_and_scenarios() -> None:
     catalogue = load_catalogue()
@@ -141,7 +182,11 @@ def test_g_ship_1_shipped_classes_include_one_without_shields() -> None:
     assert ships["raider"].systems == "fragile"
     assert ships["frigate"].shields.boxes == 4
     assert [s.role for s in ships["frigate"].stations] == [
-        "weapons", "engineering", "pilot", "comms"]
+        "weapons",
+        "engineering",
+        "pilot",
+        "comms",
+    ]
     assert "captain" in {s.role for s in ships["cruiser"].stations}
     assert ships["cruiser"].hull.boxes > ships["frigate"].hull.boxes
     assert ships["cruiser"].shields.boxes > ships["frigate"].shields.boxes
@@ -183,14 +228,26 @@ def test_shipped_scenarios_set_players_against_npc_ships_with_modules_off() -> N
     assert max(abs(players.x - enemy.x), abs(players.y - enemy.y)) == 7
     assert (skirmish.settings.map_width, skirmish.settings.map_height) == (16, 10)
     assert sorted(s.ship_class for s in convoy.ships if s.crew == "players") == [
-        "cruiser", "frigate"]
+        "cruiser",
+        "frigate",
+    ]
     assert [s.ship_class for s in convoy.ships if s.crew == "npc"] == ["raider"] * 3
     assert skirmish.modules == convoy.modules == frozenset()
 
 
-@pytest.mark.parametrize(("distance", "band", "to_hit"), [
-    (0, "point_blank", 1), (2, "point_blank", 1), (3, "close", 2), (4, "close", 2),
-    (5, "medium", 3), (6, "long", 5), (8, "long", 5), (9, "very_long", 7)])
+@pytest.mark.parametrize(
+    ("distance", "band", "to_hit"),
+    [
+        (0, "point_blank", 1),
+        (2, "point_blank", 1),
+        (3, "close", 2),
+        (4, "close", 2),
+        (5, "medium", 3),
+        (6, "long", 5),
+        (8, "long", 5),
+        (9, "very_long", 7),
+    ],
+)
 def test_g_hit_2_range_band_for_distance(distance: int, band: str, to_hit: int) -> None:
     found = range_band_for(distance)
     assert found is not None and (found.id, found.to_hit) == (band, to_hit)
@@ -204,6 +261,7 @@ def test_g_hit_2_beyond_nine_squares_is_out_of_range() -> None:
 
 
 # --- Ship sheets --------------------------------------------------------------------------------
+
 
 def test_g_ship_1_ship_sheet_parses_tracks_stations_and_weapons() -> None:
     ship = parse_ship_class(ship_data(shields={"boxes": 0}), SHIP)
@@ -233,7 +291,8 @@ def test_g_ship_1_ship_sheet_rejects_red_box_beyond_the_track() -> None:
     with pytest.raises(ContentError) as error:
         parse_ship_class(data, SHIP)
     assert str(error.value) == (
-        f"{SHIP}: stations[3].track.red[0]: box 9 is beyond the track's 5 boxes")
+        f"{SHIP}: stations[3].track.red[0]: box 9 is beyond the track's 5 boxes"
+    )
 
 
 def test_g_ship_1_ship_sheet_requires_an_engineering_station() -> None:
@@ -270,6 +329,7 @@ def test_ship_class_ids_are_unique_across_files() -> None:
 
 # --- Decks and characters -----------------------------------------------------------------------
 
+
 def test_g_card_1_every_card_copy_gets_its_own_id() -> None:
     deck = parse_deck(deck_data("guns", "weapons", prefix="gun"), DECK)
     assert [c.id for c in deck.cards] == ["gun-01", "gun-02", "gun-03"]
@@ -280,14 +340,14 @@ def test_g_card_1_every_card_copy_gets_its_own_id() -> None:
 
 def test_card_ids_that_clash_between_decks_are_refused() -> None:
     first = parse_deck(deck_data("guns", "weapons", prefix="x"), "scenarios/decks/guns.toml")
-    second = parse_deck(deck_data("fixes", "engineering", prefix="x"),
-                        "scenarios/decks/fixes.toml")
+    second = parse_deck(deck_data("fixes", "engineering", prefix="x"), "scenarios/decks/fixes.toml")
     with pytest.raises(ContentError) as error:
         build_catalogue([], [first, second], [], [])
     assert "x-01" in refused(error, "scenarios/decks/fixes.toml", "prefix")
 
 
 # --- Scenarios ----------------------------------------------------------------------------------
+
 
 def test_scenario_parses_ships_modules_and_settings() -> None:
     scenario = small_catalogue().scenarios["duel"]
@@ -331,6 +391,7 @@ def test_m_syshit_hit_table_must_cover_the_d20_once() -> None:
 
 # --- Every other mistake, one line each -----------------------------------------------------------
 
+
 def changed(data: dict[str, Any], key: str, index: int, **changes: Any) -> dict[str, Any]:
     """`data` with `changes` applied to item `index` of its array `key`."""
     data[key][index].update(changes)
@@ -348,20 +409,35 @@ MISTAKES = [
     (parse_ship_class, ship_data(id="Big Ship"), "id"),
     (parse_ship_class, changed(ship_data(), "stations", 0, role="gunner"), "stations[0].role"),
     (parse_ship_class, changed(ship_data(), "stations", 1, crew=2), "stations[1].crew"),
-    (parse_ship_class, changed(ship_data(), "stations", 2, role="weapons", deck="guns"),
-     "stations[2].id"),
-    (parse_ship_class, changed(ship_data(), "stations", 2, track={"boxes": 0}),
-     "stations[2].track.boxes"),
-    (parse_ship_class, changed(ship_data(), "weapons", 0, max_range="extreme"),
-     "weapons[0].max_range"),
+    (
+        parse_ship_class,
+        changed(ship_data(), "stations", 2, role="weapons", deck="guns"),
+        "stations[2].id",
+    ),
+    (
+        parse_ship_class,
+        changed(ship_data(), "stations", 2, track={"boxes": 0}),
+        "stations[2].track.boxes",
+    ),
+    (
+        parse_ship_class,
+        changed(ship_data(), "weapons", 0, max_range="extreme"),
+        "weapons[0].max_range",
+    ),
     (parse_ship_class, changed(ship_data(), "weapons", 0, damage=0), "weapons[0].damage"),
-    (parse_ship_class, ship_data(weapons=[{"id": "gun", "name": "G", "damage": 1,
-                                           "max_range": "close"}] * 2), "weapons[1].id"),
+    (
+        parse_ship_class,
+        ship_data(weapons=[{"id": "gun", "name": "G", "damage": 1, "max_range": "close"}] * 2),
+        "weapons[1].id",
+    ),
     (parse_deck, changed(deck_data("guns", "weapons"), "cards", 0, value=10), "cards[0].value"),
     (parse_deck, changed(deck_data("guns", "weapons"), "cards", 0, value=2.5), "cards[0].value"),
     (parse_deck, changed(deck_data("guns", "weapons"), "cards", 0, kind="laser"), "cards[0].kind"),
-    (parse_deck, changed(deck_data("guns", "weapons"), "cards", 0, kind="medicine"),
-     "cards[0].kind"),
+    (
+        parse_deck,
+        changed(deck_data("guns", "weapons"), "cards", 0, kind="medicine"),
+        "cards[0].kind",
+    ),
     (parse_deck, changed(deck_data("guns", "weapons"), "cards", 0, copies=0), "cards[0].copies"),
     (parse_deck, deck_data("guns", "weapons", cards=[]), "cards"),
     (parse_deck, {**deck_data("guns", "weapons"), "role": "gunner"}, "role"),
@@ -369,29 +445,43 @@ MISTAKES = [
     (parse_character, character_data(endurance=1), "endurance"),
     (parse_character, character_data(armour=-1), "armour"),
     (parse_character, character_data(name=""), "name"),
-    (parse_character, changed(character_data(), "skill_cards", 0, effect=7),
-     "skill_cards[0].effect"),
+    (
+        parse_character,
+        changed(character_data(), "skill_cards", 0, effect=7),
+        "skill_cards[0].effect",
+    ),
     (parse_scenario, scenario_data(modules={"warp": True}), "modules.warp"),
     (parse_scenario, scenario_data(modules={"syshit": "yes"}), "modules.syshit"),
     (parse_scenario, changed(scenario_data(), "ships", 0, crew="robots"), "ships[0].crew"),
     (parse_scenario, changed(scenario_data(), "ships", 1, y=-1), "ships[1].y"),
     (parse_scenario, changed(scenario_data(), "ships", 1, id="a"), "ships[1].id"),
     (parse_scenario, changed(scenario_data(), "ships", 1, side="players"), "ships"),
-    (parse_scenario, changed(scenario_data(), "ships", 1, shields_active=1),
-     "ships[1].shields_active"),
+    (
+        parse_scenario,
+        changed(scenario_data(), "ships", 1, shields_active=1),
+        "ships[1].shields_active",
+    ),
     (parse_scenario, scenario_data(ships=scenario_data()["ships"][:1]), "ships"),
     (parse_scenario, scenario_data(settings={"orders_seconds": 0}), "settings.orders_seconds"),
-    (parse_scenario, scenario_data(settings={"bonus_table": [0, 1, "2"]}),
-     "settings.bonus_table[2]"),
+    (
+        parse_scenario,
+        scenario_data(settings={"bonus_table": [0, 1, "2"]}),
+        "settings.bonus_table[2]",
+    ),
     (parse_scenario, scenario_data(settings={"map_size": 10}), "settings.map_size"),
 ]
-FILES = {parse_ship_class: SHIP, parse_deck: DECK, parse_character: CHARACTER,
-         parse_scenario: SCENARIO}
+FILES = {
+    parse_ship_class: SHIP,
+    parse_deck: DECK,
+    parse_character: CHARACTER,
+    parse_scenario: SCENARIO,
+}
 
 
 @pytest.mark.parametrize(("parse", "data", "field"), MISTAKES, ids=[m[2] for m in MISTAKES])
 def test_content_mistake_is_refused_naming_the_file_and_field(
-        parse: Any, data: dict[str, Any], field: str) -> None:
+    parse: Any, data: dict[str, Any], field: str
+) -> None:
     file = FILES[parse]
     with pytest.raises(ContentError) as error:
         parse(data, file)
@@ -399,6 +489,7 @@ def test_content_mistake_is_refused_naming_the_file_and_field(
 
 
 # --- Files on disk ------------------------------------------------------------------------------
+
 
 def test_bad_toml_syntax_names_the_file(scenario_copy: Path) -> None:
     (scenario_copy / "ships" / "broken.toml").write_text('id = "broken\nname = 3\n')
@@ -430,6 +521,7 @@ def test_copied_catalogue_loads_the_same_content(scenario_copy: Path) -> None:
 
 
 # --- The error type and purity ------------------------------------------------------------------
+
 
 def test_content_error_keeps_its_parts_and_pickles() -> None:
     error = ContentError("scenarios/x.toml", "ships[0].x", "is wrong")

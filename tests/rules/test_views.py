@@ -190,7 +190,11 @@ def test_views_list_ships_and_stations_in_a_fixed_order_whatever_the_key_order()
         assert [s["id"] for s in view["ships"]][:2] == ["kestrel", "resolute"]  # players first
         kestrel = view["ships"][0]
         assert [st["role"] for st in kestrel["stations"]] == [
-            "weapons", "engineering", "pilot", "comms"]
+            "weapons",
+            "engineering",
+            "pilot",
+            "comms",
+        ]
     assert display_view(state) == display_view(shuffled)
 
 

@@ -14,8 +14,15 @@ async def _unreachable(*args: object, **kwargs: object) -> None:
     raise OSError("connection refused")
 
 
-@pytest.mark.parametrize("path", ["/ws/display/{game}", "/ws/gm/{game}?token=x",
-                                  "/ws/station/{game}?token=x", "/ws/events/{game}"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/display/{game}",
+        "/ws/gm/{game}?token=x",
+        "/ws/station/{game}?token=x",
+        "/ws/events/{game}",
+    ],
+)
 def test_sockets_opened_while_the_database_is_down_close_with_try_again(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
