@@ -15,7 +15,8 @@ import statistics
 import time
 
 from app.content import load_catalogue
-from app.rules import Actor, apply, commands as c, new_game
+from app.rules import apply, new_game
+from app.rules import commands as c
 from app.rules.bot import propose, stations_to_order
 
 

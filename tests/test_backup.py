@@ -23,8 +23,8 @@ async def test_exported_game_imports_elsewhere_and_plays_on(
     db_url: str, pg_server_url: str
 ) -> None:
     engine, factory = await _factory(db_url)
-    game_id, join_code, gm_token = await create_game(factory, "skirmish", seed=5)
-    seat_id, seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
+    game_id, join_code, _gm_token = await create_game(factory, "skirmish", seed=5)
+    seat_id, _seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
     await run_command(
         factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="start-1"
     )

@@ -1,4 +1,5 @@
-"""Damage to shields, hull and stations, with the cascades it sets off (G-DMG-*, G-SHD-1, M-STARMADA)."""
+"""Damage to shields, hull and stations, with the cascades it sets off (G-DMG-*, G-SHD-1,
+M-STARMADA)."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
 
 
 def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
-    """Fill Hull boxes one by one: red boxes hit every station (G-DMG-5); zero destroys (G-DMG-2)."""
+    """Fill Hull boxes one by one: red boxes hit every station (G-DMG-5); zero destroys
+    (G-DMG-2)."""
     hull = ship["hull"]
     taken = 0
     for _ in range(points):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .cards import discard, draw_up
 from .content import band_index, range_band_for
@@ -544,7 +545,8 @@ def _system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
 
 
 def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str | None) -> None:
-    """G-DMG-4: Engineering (or the GM) routes part of the Hull damage; 1 point stays on the Hull."""
+    """G-DMG-4: Engineering (or the GM) routes part of the Hull damage; 1 point stays on the
+    Hull."""
     state = ctx.state
     prompt = (state["allocation"] or {}).get("ships", {}).get(ship_id)
     if prompt is None or prompt["answered"]:

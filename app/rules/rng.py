@@ -6,7 +6,8 @@ unchanged and the same seed always gives the same dice.
 
 from __future__ import annotations
 
-from typing import Any, MutableSequence
+from collections.abc import MutableSequence
+from typing import Any
 
 _MASK = (1 << 64) - 1
 

@@ -8,6 +8,7 @@ from .builders import (
     GM,
     NOW,
     damage,
+    game,
     give,
     one,
     place,
@@ -17,7 +18,6 @@ from .builders import (
     set_rolls,
     shields,
     started,
-    game,
 )
 from .test_damage import kestrel_fires
 

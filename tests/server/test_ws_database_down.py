@@ -28,8 +28,10 @@ def test_sockets_opened_while_the_database_is_down_close_with_try_again(
 ) -> None:
     game = client.post("/api/games", json={"scenario": "skirmish"}).json()["game_id"]
     monkeypatch.setattr(ws_routes, "game_info", _unreachable)
-    with client.websocket_connect(path.format(game=game)) as socket:
-        with pytest.raises(WebSocketDisconnect) as closed:
-            socket.receive_text()
+    with (
+        client.websocket_connect(path.format(game=game)) as socket,
+        pytest.raises(WebSocketDisconnect) as closed,
+    ):
+        socket.receive_text()
     assert closed.value.code == 1013
     assert "DATABASE_UNAVAILABLE" in closed.value.reason
