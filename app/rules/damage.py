@@ -191,7 +191,8 @@ def damage_shields_box(ctx: Context, ship: Ship) -> None:
 
 
 def first_station(ship: Ship, role: str) -> Station | None:
-    for station in ship["stations"].values():
+    stations: dict[str, Station] = ship["stations"]
+    for station in stations.values():
         if station["role"] == role:
             return station
     return None

@@ -8,7 +8,7 @@ from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .content import RANGE_BANDS, band_index, range_band_for
 from .context import Context
 from .errors import refuse
-from .phases import ACTIONS, actions_for
+from .phases import ACTIONS, Action, actions_for
 from .state import (
     Ship,
     State,
@@ -46,7 +46,7 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     spec = ACTIONS.get(cmd.action)
     if spec is None or spec["role"] != station["role"]:
-        allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))  # type: ignore[misc]
+        allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))
         raise refuse(
             "ACTION_NOT_FOR_STATION",
             f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.",
@@ -130,7 +130,7 @@ def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
 
 
 def _played_value(
-    ctx: Context, station: Station, cmd: SubmitOrder, spec: dict[str, Any]
+    ctx: Context, station: Station, cmd: SubmitOrder, spec: Action
 ) -> tuple[tuple[str, ...], int]:
     kinds = spec["kinds"]
     if not kinds:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 # Commands the GM may give whatever the phase: corrections must never wait for the turn.
 ANY_PHASE = frozenset(
     {
@@ -81,8 +83,18 @@ RESOLVE_STEPS: tuple[tuple[str, str | None], ...] = (
     ("effects", None),
 )
 
+
+class Action(TypedDict):
+    """What a station can order: its role, the card kinds that count towards it, its step."""
+
+    role: str
+    kinds: frozenset[str]
+    step: str
+    label: str
+
+
 # What each station can order, the card kinds that count towards it, and its step.
-ACTIONS: dict[str, dict[str, object]] = {
+ACTIONS: dict[str, Action] = {
     "attack": {
         "role": "weapons",
         "kinds": frozenset({"attack", "any"}),

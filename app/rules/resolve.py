@@ -235,12 +235,9 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
         ship["x"], ship["y"] = x, y
-        ctx.emit(
-            "ShipMoved",
-            f"{ship['name']} moved from {before} to {(x, y)}.",
-            ship=ship["id"],
-            **{"from": list(before), "to": [x, y]},
-        )
+        route: dict[str, Any] = {"from": list(before), "to": [x, y]}  # "from" is a keyword
+        text = f"{ship['name']} moved from {before} to {(x, y)}."
+        ctx.emit("ShipMoved", text, ship=ship["id"], **route)
     return False
 
 

@@ -122,8 +122,8 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
     for ship in ships.values():
         for station in ship["stations"].values():
             dice.shuffle(station["draw"])
-    for ch in characters.values():
-        dice.shuffle(ch["draw"])
+    for character in characters.values():
+        dice.shuffle(character["draw"])
     return state
 
 
@@ -143,21 +143,25 @@ def _card_data(card: Any, owner: str | None = None) -> dict[str, Any]:
 
 
 def get_ship(state: State, ship_id: Any) -> Ship:
-    ship = state["ships"].get(ship_id) if isinstance(ship_id, str) else None
+    ship: Ship | None = state["ships"].get(ship_id) if isinstance(ship_id, str) else None
     if ship is None:
         raise refuse("NO_SUCH_SHIP", f"There is no ship called {ship_id!r} in this game.")
     return ship
 
 
 def get_station(ship: Ship, station_id: Any) -> Station:
-    station = ship["stations"].get(station_id) if isinstance(station_id, str) else None
+    station: Station | None = (
+        ship["stations"].get(station_id) if isinstance(station_id, str) else None
+    )
     if station is None:
         raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
     return station
 
 
 def get_character(state: State, character_id: Any) -> dict[str, Any]:
-    ch = state["characters"].get(character_id) if isinstance(character_id, str) else None
+    ch: dict[str, Any] | None = (
+        state["characters"].get(character_id) if isinstance(character_id, str) else None
+    )
     if ch is None:
         raise refuse("NO_SUCH_CHARACTER", f"There is no character called {character_id!r}.")
     return ch
@@ -194,7 +198,9 @@ def manned(state: State, station: Station) -> bool:
 
 def distance(a: Ship, b: Ship) -> int:
     """G-MAP-1: squares on the grid, the larger of the two axis differences."""
-    return max(abs(a["x"] - b["x"]), abs(a["y"] - b["y"]))
+    across: int = abs(a["x"] - b["x"])
+    down: int = abs(a["y"] - b["y"])
+    return max(across, down)
 
 
 def seat_station(state: State, seat: str) -> tuple[Ship, Station] | None:

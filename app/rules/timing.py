@@ -23,7 +23,7 @@ def pause(state: State, now: float) -> float:
     deadline = state["deadline"]
     if deadline is None:
         raise refuse("NO_TIMER", "No timer is running.")
-    remaining = max(0.0, deadline["at"] - now)
+    remaining: float = max(0.0, deadline["at"] - now)
     state["paused"] = {"kind": deadline["kind"], "remaining": round(remaining, 3)}
     state["deadline"] = None
     return remaining

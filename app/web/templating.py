@@ -160,8 +160,9 @@ def order_text(view: View, order: View) -> str:
     they are revealed)."""
     if order["action"] == "pass":
         return "Pass."
-    text = str(ACTIONS[order["action"]]["label"]) if order["action"] in ACTIONS else order["action"]
-    if ACTIONS.get(order["action"], {}).get("kinds"):
+    action = ACTIONS.get(order["action"])
+    text = order["action"] if action is None else action["label"]
+    if action is not None and action["kinds"]:
         text += f" ({order['value']})"
     if order.get("target"):
         text += f" → {ship_of(view, order['target'])['name']}"

@@ -40,7 +40,7 @@ def test_a_copy_is_given_only_for_its_own_version_and_write_stamp() -> None:
 
 
 def test_copies_are_canonical_and_every_reader_gets_its_own() -> None:
-    data = {"z": {"y": 1, "x": 2}, 3: "three", "cards": CARDS, "a": None}
+    data: dict[Any, Any] = {"z": {"y": 1, "x": 2}, 3: "three", "cards": CARDS, "a": None}
     assert list(canonical(data)) == ["3", "a", "cards", "z"]
     assert list(canonical(data)["z"]) == ["x", "y"]
     hot, game = HotStates(), uuid.uuid4()
@@ -276,7 +276,7 @@ async def test_a_copy_replaced_while_the_row_was_read_is_not_lost(
 ) -> None:
     game_id = await red_alert_game(session_factory, seed=5)
     real_recall = HOT.recall
-    misses = []
+    misses: list[tuple[Any, ...]] = []
 
     def replaced_once(*args: Any) -> Any:
         if not misses:  # as if a newer command of this process had just replaced the copy
@@ -357,7 +357,7 @@ async def test_a_notice_is_followed_only_from_the_very_row_it_was_written_over(
     game_id = await red_alert_game(session_factory, seed=13)
     await heard.get()
     base = HOT.latest(game_id)
-    assert base is not None
+    assert base is not None and base.stamp is not None
     _, notice = await written_by_another_process(
         session_factory,
         heard,

@@ -310,7 +310,12 @@ async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
     rounds: list[int] = []
     hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
     followed: list[notices.Notice] = []
-    monkeypatch.setattr("app.live.follow", lambda notice: followed.append(notice) or True)
+
+    def follow(notice: notices.Notice) -> bool:
+        followed.append(notice)
+        return True
+
+    monkeypatch.setattr("app.live.follow", follow)
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
     hub._rooms[watched] = Room(watched, wanted=4)
     stamp = datetime.now(UTC)

@@ -106,6 +106,7 @@ def test_what_a_render_read_is_what_a_probe_of_that_view_reads() -> None:
     state, seats = seated(4)
     viewers = screens(seats)
     checked = 0
+    assert live._render_panels is not None
     for step in play(state, random.Random(6), 30):
         for audience, viewer in viewers:
             view = view_for(step, viewer)

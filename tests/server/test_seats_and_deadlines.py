@@ -12,6 +12,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import AppliedCommand, Event, Game, Seat
+from app.db.session import autocommit
 from app.rules import Actor
 from app.service import (
     ServiceError,
@@ -74,17 +75,18 @@ async def test_a_phone_that_asks_again_for_a_seat_gets_the_one_it_was_given(
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
     phone = "csrf-cookie-of-one-phone"
     tokens = phone_seat_tokens("server key", game_id, phone)
-    join = {"phone_tokens": tokens}
     # A double tap: both tries at once. One seat, and both answers are it.
     first, second = await asyncio.gather(
-        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join),
-        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join),
+        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", phone_tokens=tokens),
+        create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", phone_tokens=tokens),
     )
     assert first == second and first[1] == tokens[0]
     assert await seat_by_token(session_factory, game_id, tokens[0]) is not None
     # The answer was lost and the phone asks again, even for another station: it is seated.
     version = await version_of(session_factory, game_id)
-    again = await create_seat(session_factory, game_id, "kestrel", "weapons", "Ada", **join)
+    again = await create_seat(
+        session_factory, game_id, "kestrel", "weapons", "Ada", phone_tokens=tokens
+    )
     assert again == first
     assert await version_of(session_factory, game_id) == version
     assert await crew_of(session_factory, game_id, "weapons") is None
@@ -99,7 +101,9 @@ async def test_a_phone_that_asks_again_for_a_seat_gets_the_one_it_was_given(
     # Once its seat ends, the phone's next join is a new seat with its next token.
     await revoke_seat(session_factory, game_id, first[0])
     assert await phone_seat(session_factory, game_id, tokens) is None
-    rejoined = await create_seat(session_factory, game_id, "kestrel", "pilot", "Ada", **join)
+    rejoined = await create_seat(
+        session_factory, game_id, "kestrel", "pilot", "Ada", phone_tokens=tokens
+    )
     assert rejoined[0] != first[0] and rejoined[1] == tokens[1]
 
 
@@ -169,7 +173,6 @@ async def test_a_token_read_while_seats_ended_is_not_remembered(
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
     seat_id, token = await create_seat(session_factory, game_id, "kestrel", "comms", "Ada")
     seats.forget_tokens()
-    autocommit = seats.autocommit
 
     @contextlib.asynccontextmanager
     async def notice_meanwhile(factory: Sessions) -> AsyncIterator[AsyncSession]:
