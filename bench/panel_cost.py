@@ -58,6 +58,21 @@ def play(state: State, rng: random.Random, steps: int) -> list[tuple[str, State]
     return out
 
 
+def screens(seats: list[str]) -> list[tuple[str, Any]]:
+    """(audience, viewer) of every screen of one bridge: each seat's station, the GM, the
+    projector."""
+    return [*(("station", ("seat", s)) for s in seats), ("gm", "gm"), ("display", "display")]
+
+
+def push_round(hub: Hub, room: Room, viewers: list[tuple[str, Any]], state: State) -> None:
+    """Every screen brought up to this state, as the hub's push round does."""
+    shared: dict[Any, Any] = {}
+    common, digests = shared_view(state), Digests()
+    for audience, viewer in viewers:
+        view = view_for(state, viewer, common)
+        hub._panels(room, (audience, viewer, "html"), view, shared, digests)
+
+
 def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]], int, Any]:
     """Per (audience, panel): [renders, seconds]; the number of commands; per command type."""
     cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
@@ -79,27 +94,13 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
             hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
             room = Room(uuid.uuid4())
             state, seats = seated(100 + game)
-            viewers: list[tuple[str, Any]] = [
-                *(("station", ("seat", s)) for s in seats),
-                ("gm", "gm"),
-                ("display", "display"),
-            ]
-
-            def round_(
-                state: State, hub: Hub = hub, room: Room = room, viewers: Any = viewers
-            ) -> None:
-                shared: dict[Any, Any] = {}
-                common, digests = shared_view(state), Digests()  # as the hub's push round does
-                for audience, viewer in viewers:
-                    view = view_for(state, viewer, common)
-                    hub._panels(room, (audience, viewer, "html"), view, shared, digests)
-
-            round_(state)  # the screens connect: not counted
+            viewers = screens(seats)
+            push_round(hub, room, viewers, state)  # the screens connect: not counted
             cost.clear()
             for name, after in play(state, random.Random(game), steps):
                 before_n = sum(int(r[0]) for r in cost.values())
                 before_t = sum(r[1] for r in cost.values())
-                round_(after)
+                push_round(hub, room, viewers, after)
                 row = by_command[name]
                 row[0] += 1
                 row[1] += sum(int(r[0]) for r in cost.values()) - before_n
@@ -125,9 +126,8 @@ def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
     played = []
     for game in range(games):
         state, seats = seated(100 + game)
-        viewers = [*(("station", ("seat", s)) for s in seats), ("gm", "gm"), ("display", "display")]
         states = [after for _, after in play(state, random.Random(game), steps)]
-        played.append((state, viewers, states))
+        played.append((state, screens(seats), states))
     best, commands = float("inf"), 0
     for _ in range(repeats):
         hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
@@ -136,11 +136,7 @@ def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
             room = Room(uuid.uuid4())
             for index, after in enumerate([state, *states]):
                 start = time.process_time()
-                shared: dict[Any, Any] = {}
-                common, digests = shared_view(after), Digests()
-                for audience, viewer in viewers:
-                    view = view_for(after, viewer, common)
-                    hub._panels(room, (audience, viewer, "html"), view, shared, digests)
+                push_round(hub, room, viewers, after)
                 if index:  # the screens' first render (their connecting) is not a command's
                     total += time.process_time() - start
                     commands += 1
