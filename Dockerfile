@@ -9,14 +9,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/bridgecrew
 
-# Dependencies first, so editing the code does not reinstall them.
-COPY pyproject.toml ./
-RUN mkdir app && touch app/__init__.py && pip install . && pip uninstall -y bridgecrew
+# Dependencies first, so editing the code does not reinstall them: exactly the locked versions,
+# each checked against its hash (the lock also holds hatchling, which builds the app below).
+COPY requirements/run.txt requirements/run.txt
+RUN pip install --require-hashes --requirement requirements/run.txt
 
 COPY . .
 # Editable: templates/, static/ and migrations/ sit beside app/ in the source tree, where the code
 # looks for them; a plain wheel install would leave them behind.
-RUN pip install --no-deps -e . && useradd --system --home-dir /data bridgecrew \
+RUN pip install --no-deps --no-build-isolation -e . && useradd --system --home-dir /data bridgecrew \
     && mkdir -p /data && chown bridgecrew /data
 
 USER bridgecrew

@@ -1,35 +1,76 @@
-# Everyday commands. `make run` on a fresh checkout creates .venv, installs, and serves.
+# Everyday commands. `make run` on a fresh checkout creates .venv, installs what running needs, and
+# serves; `make test` and `make lint` add the test and lint tools.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Touched after a successful install: reinstall only when pyproject.toml is newer.
-INSTALLED := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+# Touched after a successful install from a lock file: reinstall only when it (or pyproject.toml,
+# which names the `bridgecrew` command) changes.
+RUN_INSTALLED := $(VENV)/.installed-run
+DEV_INSTALLED := $(VENV)/.installed-dev
 
-.PHONY: run test lint format clean
+.PHONY: run test lint format lock clean
 
-run: $(INSTALLED)
+run: $(RUN_INSTALLED)
 	$(BIN)/bridgecrew serve
 
-test: $(INSTALLED)
+test: $(DEV_INSTALLED)
 	$(BIN)/pytest -q
 
-lint: $(INSTALLED)
+lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-format: $(INSTALLED)
+format: $(DEV_INSTALLED)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(INSTALLED): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e '.[dev]'
+# Exactly the locked versions, each file checked against its hash. This checkout is then installed
+# editable, built by the locked hatchling: nothing unpinned is downloaded to build it.
+define install-locked
+	$(PIP) install --require-hashes --requirement $<
+	$(PIP) install --no-deps --no-build-isolation --editable .
+	touch $@
+endef
+
+$(RUN_INSTALLED): requirements/run.txt pyproject.toml | $(BIN)/python
+	$(install-locked)
+
+$(DEV_INSTALLED): requirements/dev.txt pyproject.toml | $(BIN)/python
+	$(install-locked)
+
+# --- The lock files -------------------------------------------------------------------------------
+# requirements/run.txt: what running needs; requirements/dev.txt: that plus the test and lint tools,
+# at the same versions. Both come from pyproject.toml with pip-compile (pip-tools), which keeps the
+# versions already locked unless told otherwise: `make lock LOCK_FLAGS=--upgrade` moves everything
+# to the newest releases, `LOCK_FLAGS="--upgrade-package fastapi"` one package. Run it with the
+# oldest Python supported (3.11): environment markers are resolved for the Python that locks.
+LOCK_VENV := .venv-lock
+# PyPI itself, whatever this machine's pip configuration says (mirrors, find-links, constraints),
+# so that every hash is PyPI's and every machine can check it.
+PYPI := env -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL -u PIP_FIND_LINKS -u PIP_CONSTRAINT \
+	PIP_CONFIG_FILE=/dev/null
+COMPILE := $(PYPI) $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe \
+	--strip-extras --index-url=https://pypi.org/simple --no-emit-index-url $(LOCK_FLAGS)
+
+lock: $(LOCK_VENV)/.installed
+	$(COMPILE) --build-deps-for=editable --output-file=requirements/run.txt pyproject.toml
+	$(COMPILE) --build-deps-for=editable --extra=dev --constraint=requirements/run.txt \
+		--output-file=requirements/dev.txt pyproject.toml
+	$(COMPILE) --output-file=requirements/lock-tools.txt requirements/lock-tools.in
+
+# pip-tools itself comes locked too (requirements/lock-tools.txt, from lock-tools.in).
+$(LOCK_VENV)/.installed: requirements/lock-tools.txt
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(PYPI) $(LOCK_VENV)/bin/python -m pip --disable-pip-version-check install \
+		--index-url=https://pypi.org/simple --require-hashes --requirement $<
 	touch $@
 
 # Keeps .venv and data/ (the embedded database: the games live there).
 clean:
-	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache test-results
+	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache test-results $(LOCK_VENV)
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +

@@ -1,18 +1,16 @@
 """The `bridgecrew` command: serve the game, manage the database schema, make a demo game."""
 
 import asyncio
-import importlib
-import inspect
 import json
 import logging
 import os
 import pathlib
-import socket
 from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
 
+from app.network import lan_ip
 from app.settings import Settings, get_settings
 
 cli = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -41,7 +39,7 @@ def serve(
     settings = get_settings()
     port = port or settings.port
     prepare_database(settings)
-    links = call_service("ensure_demo_game")
+    links = demo_links()
     typer.echo(format_urls(base_url(settings, port), links))
     uvicorn.run(
         "app.main:app",
@@ -60,7 +58,7 @@ def demo() -> None:
     """Create a new demo game and print its URLs."""
     settings = get_settings()
     prepare_database(settings)
-    links = call_service("create_demo_game")
+    links = demo_links(new=True)
     typer.echo(format_urls(base_url(settings, settings.port), links))
 
 
@@ -150,46 +148,19 @@ def prepare_database(settings: Settings) -> str:
     return url
 
 
-def call_service(name: str) -> Mapping[str, str]:
-    """Call app.service.<name>() (sync or async); it returns {screen name: path or URL}."""
-    try:
-        service = importlib.import_module("app.service")
-    except ModuleNotFoundError as err:
-        if err.name != "app.service":
-            raise
-        raise typer.Exit(
-            _fail(f"app/service.py does not exist yet, so `{name}` cannot run.")
-        ) from err
-    function = getattr(service, name, None)
-    if function is None:
-        raise typer.Exit(_fail(f"app.service has no function `{name}()`."))
-    result: Any = function()
-    if inspect.isawaitable(result):
-        result = asyncio.run(_await(result))
-    return dict(result)
+def demo_links(*, new: bool = False) -> dict[str, str]:
+    """{screen: path} of the newest demo game (made if there is none), or of a new one.
 
+    The service is imported here, not at the top: it takes a second, and `--help` need not wait.
+    """
+    from app.service import create_demo_game, ensure_demo_game
 
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
+    return asyncio.run(create_demo_game() if new else ensure_demo_game())
 
 
 def _fail(message: str) -> int:
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     return 1
-
-
-def lan_ip() -> str:
-    """This machine's address on the local network, which phones at the venue can reach.
-
-    connect() on a UDP socket only picks the outgoing interface; no packet is sent.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-            address = str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
-    return "127.0.0.1" if address.startswith("0.") else address
 
 
 def base_url(settings: Settings, port: int) -> str:

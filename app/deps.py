@@ -15,10 +15,9 @@ from starlette.requests import HTTPConnection
 
 from app.live import Hub
 from app.rules import Actor
-from app.security import not_this_game, token_elsewhere
 from app.service import SeatInfo, ServiceError, Viewer
 from app.service.commands import SessionFactory, game_key
-from app.service.seats import token_owner
+from app.service.seats import token_elsewhere, token_owner
 
 
 def seat_cookie(game_id: uuid.UUID | str) -> str:
@@ -112,7 +111,11 @@ async def caller_for_token(
     if isinstance(owner, SeatInfo):
         return Caller("seat", owner)
     if await token_elsewhere(session_factory, token):
-        raise not_this_game()
+        raise ServiceError(
+            "NOT_THIS_GAME",
+            "That token belongs to another game: open the game it was made for.",
+            403,
+        )
     raise ServiceError(
         "BAD_TOKEN", "That token does not open this game (wrong game, or the seat was freed).", 401
     )

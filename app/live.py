@@ -17,11 +17,12 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import asyncpg  # type: ignore[import-untyped]
+import orjson
 from starlette.websockets import WebSocket, WebSocketState
 
 from app.db.session import plain_dsn
@@ -47,33 +48,19 @@ from app.service.commands import (
 )
 from app.service.seats import SEATS_ENDED, forget_tokens, seats_ended
 
-_render_html: Callable[[str, dict[str, Any]], str] | None
-_render_panels: Callable[[str, dict[str, Any], Any], str] | None
-_version_marker: Callable[[int], str] | None
-_PANELS: dict[str, tuple[str, ...]]
-try:  # The UI's renderer; until it exists (and for ?format=json) sockets get JSON views.
-    from app.web.render import PANELS as _PANELS
-    from app.web.render import render_panels as _render_panels
-    from app.web.render import render_push as _render_html
-    from app.web.render import version_marker as _version_marker
-except ModuleNotFoundError as missing:
-    if missing.name not in ("app.web", "app.web.render"):
-        raise
-    _render_html = _render_panels = _version_marker = None
-    _PANELS = {}
+# The UI's renderer. Issue 16: the hub reaches up into the web layer here (tests/test_layers.py
+# lists it as the one exception).
+from app.web.render import PANELS as _PANELS
+from app.web.render import render_panels as _render_panels
+from app.web.render import render_push as _render_html
+from app.web.render import version_marker as _version_marker
 
-try:  # Digests of view parts: orjson is ~10x faster than json here; either gives the same answers.
-    import orjson
 
-    def _dumps(value: Any) -> bytes:
-        try:
-            return orjson.dumps(value)
-        except TypeError:  # e.g. a non-str key: slower, still deterministic
-            return json.dumps(value, default=repr).encode()
-
-except ModuleNotFoundError:  # pragma: no cover - orjson is a dependency
-
-    def _dumps(value: Any) -> bytes:
+def _dumps(value: Any) -> bytes:
+    """Digests of view parts: orjson is ~10x faster than json here; both give the same answers."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # e.g. a non-str key: slower, still deterministic
         return json.dumps(value, default=repr).encode()
 
 
@@ -86,7 +73,6 @@ OUTBOX_SIZE = 64  # a phone this far behind is better served by reconnecting (an
 CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not after 1000/1008
 CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
-HTML_AVAILABLE = _render_html is not None
 LISTENER_NAME = "bridgecrew-listener"  # in pg_stat_activity, so operators can tell it apart
 LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after, and the listeners
 _LISTENERS = (
@@ -96,7 +82,7 @@ _LISTENERS = (
 
 
 def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
-    if fmt == "html" and _render_html is not None:
+    if fmt == "html":
         return str(_render_html(audience, view))
     return json.dumps({"type": "view", "audience": audience, "version": version, "view": view})
 
@@ -897,7 +883,6 @@ class _DictReads(dict):  # type: ignore[type-arg]
 def _render_panel(
     audience: str, name: str, view: dict[str, Any], probe: _Probe, hot: set[Any]
 ) -> Panel:
-    assert _render_panels is not None
     reads = _Reads(probe.digests)
     html = str(_render_panels(audience, _DictReads(view, reads, ()), (name,)))
     return Panel(reads.ordered(hot, probe), probe, html)
@@ -908,17 +893,11 @@ _hot: dict[tuple[str, str], set[Any]] = {}  # per panel: reads that lately told 
 
 def _html_message(version: int, panels: list[bytes]) -> str:
     """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
-    assert _version_marker is not None
     return _version_marker(version) + b"".join(panels).decode()
 
 
 def _html_by_panel(connection: Connection) -> bool:
-    return (
-        connection.fmt == "html"
-        and _render_panels is not None
-        and connection.audience in _PANELS
-        and HTML_AVAILABLE
-    )
+    return connection.fmt == "html" and connection.audience in _PANELS
 
 
 def event_message(event: dict[str, Any]) -> str:
@@ -931,4 +910,4 @@ def event_message(event: dict[str, Any]) -> str:
 
 def heartbeat(fmt: Format) -> str:
     # An HTML comment: htmx-ext-ws swaps nothing for it.
-    return '{"type": "heartbeat"}' if fmt == "json" or not HTML_AVAILABLE else "<!-- heartbeat -->"
+    return '{"type": "heartbeat"}' if fmt == "json" else "<!-- heartbeat -->"

@@ -16,12 +16,12 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url
 from app.live import HEARTBEAT_SECONDS, Hub
-from app.security import BrowserGuard
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import Limits, RateLimit, SocketLimit
+from app.web.security import BrowserGuard
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 

@@ -1,16 +1,15 @@
 """The `bridgecrew` command prints where to point the GM's laptop, the projector and the phones."""
 
 import ipaddress
-import sys
-import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from app.cli import base_url, call_service, cli, format_urls, lan_ip
-from app.settings import Settings
+from app.cli import base_url, cli, format_urls
+from app.network import lan_ip
+from app.settings import Settings, get_settings
 
 
 def test_urls_are_aligned_and_joined_to_the_base() -> None:
@@ -39,21 +38,26 @@ def test_lan_ip_is_an_ipv4_address() -> None:
     assert ipaddress.ip_address(lan_ip()).version == 4
 
 
-def test_missing_service_function_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "app.service", types.ModuleType("app.service"))
-    with pytest.raises(typer.Exit) as exit_:
-        call_service("ensure_demo_game")
-    assert exit_.value.exit_code == 1
+@pytest.fixture
+def server_env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    monkeypatch.setenv("BRIDGECREW_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("BRIDGECREW_HOST", "127.0.0.1")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
-def test_async_service_function_is_awaited(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def ensure_demo_game() -> dict[str, str]:
-        return {"Join": "/join/K7QF"}
-
-    service = types.ModuleType("app.service")
-    service.ensure_demo_game = ensure_demo_game  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "app.service", service)
-    assert call_service("ensure_demo_game") == {"Join": "/join/K7QF"}
+def test_demo_makes_a_new_game_each_time_and_prints_its_urls(server_env: None) -> None:
+    runner = CliRunner()
+    printed = [runner.invoke(cli, ["demo"]) for _ in range(2)]
+    for result in printed:
+        assert result.exit_code == 0, result.output
+        assert "http://127.0.0.1:8000/gm/" in result.output
+        assert "http://127.0.0.1:8000/display/" in result.output
+    joins = [line.split()[-1] for result in printed for line in result.output.splitlines()]
+    joins = [url for url in joins if "/join/" in url]
+    assert len(joins) == 2 and joins[0] != joins[1]
 
 
 def test_help_lists_the_commands() -> None:

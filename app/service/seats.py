@@ -337,6 +337,37 @@ async def seats_of(session_factory: SessionFactory, game_id: uuid.UUID | str) ->
         return [_info(seat) for seat in seats]
 
 
+async def token_elsewhere(session_factory: SessionFactory, token: str) -> bool:
+    """Whether a token that does not open this game opens another one (a seat or a GM).
+
+    It lets a refusal say 403 "not this game" instead of 401 "unknown token". Only a caller who
+    holds the token learns this, so it tells nobody anything new.
+    """
+    digest = token_hash(token)
+    async with session_factory() as session:
+        seat = await session.scalar(
+            select(Seat.id).where(Seat.token_hash == digest, Seat.revoked_at.is_(None)).limit(1)
+        )
+        if seat is not None:
+            return True
+        game = await session.scalar(select(Game.id).where(Game.gm_token_hash == digest).limit(1))
+    return game is not None
+
+
+async def revoked_among(
+    session_factory: SessionFactory, seat_ids: Iterable[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Which of these seats no longer hold their station (freed, revoked, or gone)."""
+    wanted = set(seat_ids)
+    if not wanted:
+        return set()
+    async with session_factory() as session:
+        live = await session.scalars(
+            select(Seat.id).where(Seat.id.in_(wanted), Seat.revoked_at.is_(None))
+        )
+        return wanted - set(live)
+
+
 # --- Which phones are connected, across processes ----------------------------------------------
 #
 # Each process knows which seats have a station socket open on it (app/web/ws.py, SeatWatch). So

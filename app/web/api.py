@@ -22,7 +22,7 @@ from app.content import load_catalogue
 from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
-from app.security import check_command_scope
+from app.web.security import check_command_scope
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 

@@ -12,9 +12,9 @@ from typing import Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.cli import lan_ip
 from app.content import load_catalogue
 from app.deps import SessionFactoryDep, seat_cookie
+from app.network import lan_ip
 from app.rules import display_view
 from app.service import (
     GameInfo,

@@ -14,8 +14,8 @@ from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.security import UNSAFE_METHODS
 from app.web.errors import error
+from app.web.security import UNSAFE_METHODS
 
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009

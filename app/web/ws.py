@@ -20,8 +20,7 @@ from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
 from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
-from app.live import HTML_AVAILABLE, Audience, Format
-from app.security import revoked_among, same_origin
+from app.live import Audience, Format
 from app.service import (
     ServiceError,
     game_info,
@@ -35,7 +34,9 @@ from app.service.seats import (
     mark_gone,
     mark_seen,
     remove_seat_listener,
+    revoked_among,
 )
+from app.web.security import same_origin
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ async def _admit(websocket: WebSocket, check: Callable[[], Awaitable[T]]) -> T |
 async def _serve(
     websocket: WebSocket, game_id: uuid.UUID, audience: Audience, viewer: Viewer, fmt: str
 ) -> None:
-    chosen: Format = "html" if fmt == "html" and HTML_AVAILABLE else "json"
+    chosen: Format = "html" if fmt == "html" else "json"
     await get_hub(websocket).serve(websocket, game_id, audience, viewer, chosen)
 
 

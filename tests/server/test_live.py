@@ -217,10 +217,6 @@ async def test_server_shutdown_closes_sockets_with_1012_so_htmx_reconnects(
 async def test_html_sockets_get_out_of_band_panels_rendered_by_the_ui(
     live: LiveServer, table: AsyncTable, audience: str
 ) -> None:
-    from app.live import HTML_AVAILABLE
-
-    if not HTML_AVAILABLE:
-        pytest.skip("the UI's renderer is not there")
     token = {
         "display": "",
         "gm": table.gm_token,
@@ -240,11 +236,8 @@ def _panel_ids(message: str) -> list[str]:
 async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_changed(
     live: LiveServer, table: AsyncTable
 ) -> None:
-    from app.live import HTML_AVAILABLE
     from app.web.render import PANELS
 
-    if not HTML_AVAILABLE:
-        pytest.skip("the UI's renderer is not there")
     async with connect(f"{live.ws}/ws/display/{table.game_id}") as socket:
         first = str(await asyncio.wait_for(socket.recv(), 10))
         ids = _panel_ids(first)

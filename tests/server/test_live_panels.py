@@ -6,8 +6,6 @@ import random
 import uuid
 from typing import Any
 
-import pytest
-
 from app import live
 from app.content import load_catalogue
 from app.live import Hub, Room
@@ -15,13 +13,7 @@ from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
-
-pytestmark = pytest.mark.skipif(not live.HTML_AVAILABLE, reason="no HTML renderer")
-
-
-def render_push(audience: str, view: dict[str, Any]) -> str:
-    assert live._render_html is not None
-    return live._render_html(audience, view)
+from app.web.render import PANELS, render_panels, render_push
 
 
 def seated(seed: int) -> tuple[dict[str, Any], list[str]]:
@@ -69,7 +61,7 @@ def test_panels_reused_across_rounds_and_viewers_give_render_push_bytes() -> Non
             checked += 1
     assert checked > 200
     # Reuse must be real, or the hub gains nothing: far fewer renders than panels shown.
-    shown = sum(len(live._PANELS[a]) for a, _ in viewers) * (checked // len(viewers))
+    shown = sum(len(PANELS[a]) for a, _ in viewers) * (checked // len(viewers))
     assert hub.rendered < shown / 2
 
 
@@ -106,13 +98,12 @@ def test_what_a_render_read_is_what_a_probe_of_that_view_reads() -> None:
     state, seats = seated(4)
     viewers = screens(seats)
     checked = 0
-    assert live._render_panels is not None
     for step in play(state, random.Random(6), 30):
         for audience, viewer in viewers:
             view = view_for(step, viewer)
-            for name in live._PANELS[audience]:
+            for name in PANELS[audience]:
                 reads = live._Reads()
-                live._render_panels(audience, live._DictReads(view, reads, ()), (name,))
+                render_panels(audience, live._DictReads(view, reads, ()), (name,))
                 walked = live._Probe(view)
                 for (path, kind), answer in reads.deps.items():
                     assert walked.read((path, kind)) == answer, (audience, name, path, kind)

@@ -1,66 +1,23 @@
-"""Who may do what, and which browsers may ask: token scope, command scope, same-origin checks,
-and the response headers every page carries.
+"""Who may send what, and which browsers may ask: command scope, same-origin checks, and the
+response headers every page carries.
 
 The service decides what a command does; this module decides whether the caller may send it at
-all, before a transaction is opened.
+all, before a transaction is opened. Who a token is, is the service's (app/service/seats.py).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.db.models import Game, Seat
-from app.service import ServiceError, token_hash
-from app.service.commands import SessionFactory
-from app.web.errors import error
+from app.service import ServiceError
 
-# --- Tokens ---------------------------------------------------------------------------------------
-
-
-async def token_elsewhere(session_factory: SessionFactory, token: str) -> bool:
-    """Whether a token that does not open this game opens another one (a seat or a GM).
-
-    It lets a refusal say 403 "not this game" instead of 401 "unknown token". Only a caller who
-    holds the token learns this, so it tells nobody anything new.
-    """
-    # Belongs with seat_by_token in app/service; kept here while app/service is being reworked.
-    digest = token_hash(token)
-    async with session_factory() as session:
-        seat = await session.scalar(
-            select(Seat.id).where(Seat.token_hash == digest, Seat.revoked_at.is_(None)).limit(1)
-        )
-        if seat is not None:
-            return True
-        game = await session.scalar(select(Game.id).where(Game.gm_token_hash == digest).limit(1))
-    return game is not None
-
-
-async def revoked_among(
-    session_factory: SessionFactory, seat_ids: Iterable[uuid.UUID]
-) -> set[uuid.UUID]:
-    """Which of these seats no longer hold their station (freed, revoked, or gone)."""
-    wanted = set(seat_ids)
-    if not wanted:
-        return set()
-    async with session_factory() as session:
-        live = await session.scalars(
-            select(Seat.id).where(Seat.id.in_(wanted), Seat.revoked_at.is_(None))
-        )
-        return wanted - set(live)
-
-
-def not_this_game() -> ServiceError:
-    return ServiceError(
-        "NOT_THIS_GAME", "That token belongs to another game: open the game it was made for.", 403
-    )
-
+from .errors import error
 
 # --- Commands -------------------------------------------------------------------------------------
 
