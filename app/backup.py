@@ -119,7 +119,7 @@ def _check(data: Any) -> None:
         raise BackupError(
             "UNSUPPORTED_BACKUP",
             f"This export has format version "
-            f"{data.get('format_version')!r}; this server reads 1 and {FORMAT_VERSION}.",
+            f"{data.get('format_version')!r}; this server reads {' and '.join(map(str, READS))}.",
         )
     for key in ("game", "events", "seats", "applied_commands"):
         if key not in data:

@@ -28,9 +28,13 @@ Seed = Mapping[str, Any]  # a generator state as a game starts: what replay star
 
 def keyed(key: bytes) -> dict[str, Any]:
     """A keyed generator's starting state, for a secret of at least 128 bits."""
+    return {"kind": KEYED, "key": _long_enough(key).hex(), "counter": 0}
+
+
+def _long_enough(key: bytes) -> bytes:
     if len(key) < MIN_KEY_BYTES:
         raise ValueError(f"a generator key has at least {MIN_KEY_BYTES} bytes")
-    return {"kind": KEYED, "key": key.hex(), "counter": 0}
+    return key
 
 
 def chosen(seed: int) -> dict[str, Any]:
@@ -57,9 +61,7 @@ class _Keyed:
     bits = 256
 
     def __init__(self, holder: dict[str, Any]) -> None:
-        key = bytes.fromhex(holder["key"])
-        if len(key) < MIN_KEY_BYTES:
-            raise ValueError(f"a generator key has at least {MIN_KEY_BYTES} bytes")
+        key = _long_enough(bytes.fromhex(holder["key"]))
         self._holder = holder
         self._mac = hmac.new(key, digestmod=hashlib.sha256)
         self._counter = int(holder["counter"])
