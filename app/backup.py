@@ -1,7 +1,11 @@
 """Moving a whole game between servers: its state, event log, seats and remembered commands.
 
 The file is JSON. Seat and GM tokens travel only as their hashes, so the players' phones (and the
-GM's link) keep working against the server the game is imported into.
+GM's link) keep working against the server the game is imported into. It carries the game's seed,
+the dice generator's secret start (G-TURN-3): it is for the GM's eyes only.
+
+Format 2 holds the seed as that start (app/rules/rng.py); format 1, written before the generator
+was keyed, as the number a splitmix64 generator started from. Both are read.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
+from app.rules import rng
 from app.service.games import JOIN_ALPHABET
 
 FORMAT = "bridgecrew-game"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS = (1, FORMAT_VERSION)
 
 
 class BackupError(Exception):
@@ -68,7 +74,7 @@ async def export_game(
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
-            # The whole state, catalogue included, as format 1 has always carried it.
+            # The whole state, catalogue included, as every format has carried it.
             "game": {**_row(game, skip=("cards",)), "state": game.whole_state},
             "events": [_row(e, skip=("id", "game_id")) for e in events],
             "seats": [_row(s, skip=("game_id",)) for s in seats],
@@ -87,6 +93,21 @@ async def _find(session: AsyncSession, game_ref: str) -> Game:
     return game
 
 
+def _seed(data: dict[str, Any]) -> dict[str, Any]:
+    """The game's generator start: format 1 has a splitmix64 seed, a number."""
+    seed = data["game"]["seed"]
+    try:
+        if data["format_version"] == 1 and type(seed) is int and 0 <= seed < 2**64:
+            return rng.legacy(seed)
+        if data["format_version"] > 1 and isinstance(seed, dict):
+            return rng.start(seed)
+    except (KeyError, TypeError, ValueError):
+        pass
+    raise BackupError(
+        "NOT_A_BACKUP", "The export's seed is not a dice generator this server knows."
+    )
+
+
 def _parse_time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
@@ -94,11 +115,11 @@ def _parse_time(value: str | None) -> datetime | None:
 def _check(data: Any) -> None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BackupError("NOT_A_BACKUP", "This file is not a Bridge Crew game export.")
-    if data.get("format_version") != FORMAT_VERSION:
+    if data.get("format_version") not in READS:
         raise BackupError(
             "UNSUPPORTED_BACKUP",
             f"This export has format version "
-            f"{data.get('format_version')!r}; this server reads {FORMAT_VERSION}.",
+            f"{data.get('format_version')!r}; this server reads {' and '.join(map(str, READS))}.",
         )
     for key in ("game", "events", "seats", "applied_commands"):
         if key not in data:
@@ -115,6 +136,7 @@ async def import_game(
     """
     _check(data)
     g = data["game"]
+    seed = _seed(data)
     game_id = uuid.UUID(g["id"])
     async with session_factory() as session, session.begin():
         if await session.get(Game, game_id) is not None:
@@ -128,7 +150,7 @@ async def import_game(
                 id=game_id,
                 join_code=join_code,
                 scenario=g["scenario"],
-                seed=g["seed"],
+                seed=seed,
                 version=g["version"],
                 state=state,
                 cards=cards,

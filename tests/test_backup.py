@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from app.backup import BackupError, export_game, import_game
+from app.backup import FORMAT_VERSION, BackupError, export_game, import_game
 from app.db.session import create_engine, create_session_factory
-from app.rules import Actor
-from app.service import create_game, create_seat, run_command
+from app.rules import Actor, rng
+from app.service import canonical, create_game, create_seat, load_state, replay_state, run_command
+from tests.legacy import old_export
 
 
 async def _factory(url: str):  # type: ignore[no-untyped-def]
@@ -22,15 +24,20 @@ async def _factory(url: str):  # type: ignore[no-untyped-def]
 async def test_exported_game_imports_elsewhere_and_plays_on(
     db_url: str, pg_server_url: str
 ) -> None:
+    """G-TURN-3: the export carries the game's secret seed, so the game goes on elsewhere with
+    the same dice it would have had at home."""
     engine, factory = await _factory(db_url)
-    game_id, join_code, _gm_token = await create_game(factory, "skirmish", seed=5)
+    game_id, join_code, _gm_token = await create_game(factory, "skirmish")
     seat_id, _seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
     await run_command(
         factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="start-1"
     )
     data = await export_game(factory, str(game_id))
-    await engine.dispose()
+    await engine.dispose()  # the database is copied below: nobody may be using it
     exported = json.loads(json.dumps(data))  # it is plain JSON
+    seed = exported["game"]["seed"]
+    assert len(bytes.fromhex(seed["key"])) * 8 >= 128
+    assert seed["key"] == exported["game"]["state"]["rng"]["key"]
 
     # A second, empty server: a fresh database cloned from the migrated template.
     source = make_url(db_url)
@@ -50,22 +57,91 @@ async def test_exported_game_imports_elsewhere_and_plays_on(
 
     again = await export_game(factory2, new_code)
     assert again["game"]["state"] == data["game"]["state"]
+    assert again["game"]["seed"] == seed
     assert again["events"] == data["events"]
     assert [s["token_hash"] for s in again["seats"]] == [s["token_hash"] for s in data["seats"]]
+    assert await replay_state(factory2, game_id) == data["game"]["state"]
 
-    result = await run_command(
-        factory2,
-        game_id,
-        {"type": "PassOrder", "ship": "kestrel", "station": "pilot"},
-        Actor.for_seat(str(seat_id)),
-        command_id="pass-1",
-    )
-    assert result.version == data["game"]["version"] + 1
+    # The same commands on both servers: the same dice (an attack, the next turn's draws).
+    engine, factory = await _factory(db_url)
+    states = []
+    for where in (factory2, factory):
+        result = await run_command(
+            where,
+            game_id,
+            {"type": "PassOrder", "ship": "kestrel", "station": "pilot"},
+            Actor.for_seat(str(seat_id)),
+            command_id="pass-1",
+        )
+        assert result.version == data["game"]["version"] + 1
+        states.append(await _attack_and_next_turn(where, game_id))
+    assert states[0] == states[1] and states[0]["turn"] == 2
+    await engine.dispose()
 
     with pytest.raises(BackupError) as refused:
         await import_game(factory2, exported)
     assert refused.value.code == "GAME_EXISTS"
     await engine2.dispose()
+
+
+async def _attack_and_next_turn(factory: Any, game_id: Any) -> dict[str, Any]:
+    """The raider shoots at the Kestrel (a die), then a new turn deals fresh cards."""
+    commands: list[dict[str, Any]] = [
+        {"type": "SetPosition", "ship": "rustjaw", "x": 4, "y": 5},
+        {"type": "SubmitOrder", "ship": "rustjaw", "station": "weapons", "action": "attack"}
+        | {"value": 4, "target": "kestrel"},
+        {"type": "CloseOrders"},
+    ]
+    for n, command in enumerate(commands):
+        await run_command(factory, game_id, command, Actor.gm(), command_id=f"attack-{n}")
+    _, state = await load_state(factory, game_id)
+    if state["phase"] == "allocation":
+        await run_command(
+            factory, game_id, {"type": "ForceAllocation"}, Actor.gm(), command_id="allocate"
+        )
+    await run_command(
+        factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="next"
+    )
+    _, state = await load_state(factory, game_id)
+    assert any(e["type"] == "AttackResolved" for e in state["log"])
+    return state
+
+
+async def test_g_turn_3_an_export_from_before_plays_on_with_its_old_generator(
+    db_url: str,
+) -> None:
+    """Format 1: the seed a number, the dice splitmix64. The game replays and goes on as it
+    would have on the old server, and its next export says which generator it has."""
+    engine, factory = await _factory(db_url)
+    old = old_export()
+    game_id, _ = await import_game(factory, old)
+    assert await replay_state(factory, game_id) == canonical(old["game"]["state"])
+    await run_command(
+        factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="start"
+    )
+    state = await _attack_and_next_turn(factory, game_id)
+    assert set(state["rng"]) == {"state"}  # still splitmix64, stored as before
+    assert await replay_state(factory, game_id) == state
+    again = await export_game(factory, game_id)
+    assert again["format_version"] == FORMAT_VERSION
+    assert again["game"]["seed"] == rng.legacy(old["game"]["seed"])
+    await engine.dispose()
+
+
+async def test_import_refuses_a_seed_it_cannot_use_and_a_format_it_does_not_know(
+    db_url: str,
+) -> None:
+    engine, factory = await _factory(db_url)
+    for version, seed in ((1, "12345"), (1, {"state": "0"}), (2, 12345), (2, {"key": "00"})):
+        data = {**old_export(), "format_version": version}
+        data["game"]["seed"] = seed
+        with pytest.raises(BackupError) as refused:
+            await import_game(factory, data)
+        assert refused.value.code == "NOT_A_BACKUP", (version, seed)
+    with pytest.raises(BackupError) as newer:
+        await import_game(factory, {**old_export(), "format_version": FORMAT_VERSION + 1})
+    assert newer.value.code == "UNSUPPORTED_BACKUP"
+    await engine.dispose()
 
 
 async def test_import_refuses_a_file_that_is_not_an_export(db_url: str) -> None:

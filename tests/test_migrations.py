@@ -4,6 +4,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, inspect, pool, text
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.migrate import current_head, downgrade, upgrade
 from app.db.models import Base
+from app.rules import rng
 
 TABLES = {"games", "events", "seats", "applied_commands"}
 
@@ -94,3 +96,41 @@ async def test_the_card_catalogue_moves_to_its_own_column_and_back(empty_db_url:
     await asyncio.to_thread(downgrade, empty_db_url, "0001")
     read = "SELECT join_code, state FROM games ORDER BY join_code"
     assert await _sql(empty_db_url, read) == [("AAAA", whole), ("BBBB", bare)]
+
+
+async def test_0003_keeps_each_stored_game_on_its_splitmix64_generator(empty_db_url: str) -> None:
+    """G-TURN-3: a game's number becomes the generator state its game state began with, so it
+    continues and replays as before; undone, the number comes back."""
+    await asyncio.to_thread(upgrade, empty_db_url, "0002")
+    for join_code, seed in (("AAAA", 12345), ("BBBB", 2**63 - 1), ("CCCC", 0)):
+        await _sql(
+            empty_db_url,
+            "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash)"
+            " VALUES (gen_random_uuid(), :code, 'skirmish', :seed, '{}', 'h')",
+            code=join_code,
+            seed=seed,
+        )
+    await asyncio.to_thread(upgrade, empty_db_url, "0003")
+    read = "SELECT join_code, seed FROM games ORDER BY join_code"
+    assert await _sql(empty_db_url, read) == [
+        ("AAAA", rng.legacy(12345)),
+        ("BBBB", rng.legacy(2**63 - 1)),
+        ("CCCC", rng.legacy(0)),
+    ]
+    await asyncio.to_thread(downgrade, empty_db_url, "0002")
+    assert await _sql(empty_db_url, read) == [("AAAA", 12345), ("BBBB", 2**63 - 1), ("CCCC", 0)]
+
+
+async def test_0003_is_not_undone_while_a_game_has_a_keyed_generator(empty_db_url: str) -> None:
+    """The old column cannot hold a secret key, and the old code could not play such a game."""
+    await asyncio.to_thread(upgrade, empty_db_url, "0003")
+    await _sql(
+        empty_db_url,
+        "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash)"
+        " VALUES (gen_random_uuid(), 'AAAA', 'skirmish', CAST(:seed AS jsonb), '{}', 'h')",
+        seed=json.dumps(rng.chosen(7)),
+    )
+    with pytest.raises(RuntimeError, match="keyed dice generator"):
+        await asyncio.to_thread(downgrade, empty_db_url, "0002")
+    assert await _inspect(empty_db_url, _revision) == "0003"
+    assert await _sql(empty_db_url, "SELECT seed FROM games") == [(rng.chosen(7),)]

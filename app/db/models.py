@@ -50,7 +50,8 @@ class Game(Base):
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     join_code: Mapped[str] = mapped_column(unique=True)  # short uppercase code, e.g. "K7QF"
     scenario: Mapped[str]
-    seed: Mapped[int] = mapped_column(BigInteger)
+    # The dice generator as the game began (app/rules/rng.py): replay starts from it. Secret.
+    seed: Mapped[JSON]
     # Bumped by every applied command; a client holding an older version is behind.
     version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
     state: Mapped[JSON]  # the whole state but its card catalogue: see whole_state

@@ -8,9 +8,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from . import rng
 from .content import Catalogue, Scenario
 from .errors import refuse
-from .rng import Dice, new_rng
+from .rng import Dice
 
 SCHEMA = 1
 Ship = dict[str, Any]
@@ -18,8 +19,9 @@ Station = dict[str, Any]
 State = dict[str, Any]
 
 
-def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
-    """A fresh game in Downtime, with decks shuffled by the game's own generator."""
+def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> State:
+    """A fresh game in Downtime, with decks shuffled by the game's own generator. `seed` is the
+    generator's starting state (see rng.py), or a chosen number its key is made from."""
     cards: dict[str, dict[str, Any]] = {}
     ships: dict[str, Ship] = {}
     for placement in scenario.ships:
@@ -98,7 +100,7 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int) -> State:
         "scenario": {"id": scenario.id, "name": scenario.name, "description": scenario.description},
         "modules": sorted(scenario.modules),
         "settings": settings,
-        "rng": new_rng(seed),
+        "rng": rng.start(seed),
         "turn": 0,
         "combat": 0,
         "phase": "downtime",

@@ -545,7 +545,8 @@ def deadline_columns(state: State, version: int, current: Deadline) -> Deadline:
 
 
 async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str) -> State:
-    """The game rebuilt from its scenario and seed by applying every stored command again."""
+    """The game rebuilt from its scenario and seed (its dice generator's start, whichever kind)
+    by applying every stored command again."""
     game_uuid = game_key(game_id)
     async with session_factory() as session:
         game = await session.get(Game, game_uuid)

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.content import load_catalogue
 from app.db.models import Event, Game, stored_state, whole_state
 from app.db.session import autocommit
-from app.rules import Actor, display_view, event_view, gm_view, new_game, station_view
+from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
 
 from . import hot
 from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
@@ -43,7 +43,11 @@ async def create_game(
     gm_token: str | None = None,
 ) -> tuple[uuid.UUID, str, str]:
     """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on by
-    SetModule commands in the same transaction, so replay_state sees them like any command."""
+    SetModule commands in the same transaction, so replay_state sees them like any command.
+
+    Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
+    made from it instead, so that game can be played again (G-TURN-3). Either way the start is
+    kept in `games.seed`, which leaves the server only in a GM's export."""
     catalogue = load_catalogue()
     scenario = catalogue.scenarios.get(scenario_id)
     if scenario is None:
@@ -52,12 +56,12 @@ async def create_game(
             f"There is no scenario called {scenario_id!r}; "
             f"known: {', '.join(sorted(catalogue.scenarios))}.",
         )
-    seed = secrets.randbelow(2**31) if seed is None else seed
-    if not 0 <= seed < 2**63:
+    if seed is not None and not 0 <= seed < 2**63:
         raise ServiceError("BAD_VALUE", "A seed is a whole number from 0 to 2^63 - 1.")
+    start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
-    state = canonical(new_game(scenario, catalogue, seed=seed))
+    state = canonical(new_game(scenario, catalogue, seed=start))
     rest, cards = stored_state(state)
     wanted = sorted(set(modules) - set(state["modules"]))
     for attempt in range(20):
@@ -70,7 +74,7 @@ async def create_game(
                     id=game_id,
                     join_code=join_code,
                     scenario=scenario_id,
-                    seed=seed,
+                    seed=start,
                     version=0,
                     state=rest,
                     cards=cards,

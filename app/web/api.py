@@ -113,7 +113,12 @@ def _type_name(hint: Any) -> str:
 
 class NewGame(PlainText):
     scenario: str = Field(examples=["skirmish"])
-    seed: int | None = Field(default=None, ge=0, description="Dice seed; random when left out.")
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        description="A number for a repeatable game (the dice key is made from it); left out, "
+        "the dice get a secret key. Never shown again.",
+    )
     modules: list[str] = Field(default=[], max_length=10, description=f"Any of {MODULES}.")
 
 

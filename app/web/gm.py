@@ -74,6 +74,17 @@ async def lobby(request: Request) -> Response:
     )
 
 
+def _chosen_seed(text: str) -> int | None:
+    """The lobby's seed field: empty for a secret one, else a number (G-TURN-3)."""
+    text = text.strip()
+    if not text:
+        return None
+    # ASCII digits only: int() would take "٣" and fail on "²", which str.isdigit lets through.
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise ServiceError("BAD_VALUE", "A seed is a whole number from 0 to 2^63 - 1.")
+    return int(text)
+
+
 @router.post("/gm")
 async def new_game(
     request: Request,
@@ -85,7 +96,7 @@ async def new_game(
 ) -> Response:
     try:
         game_id, _, gm_token = await create_game(
-            session_factory, scenario, int(seed) if seed.strip().isdigit() else None, modules or ()
+            session_factory, scenario, _chosen_seed(seed), modules or ()
         )
     except ServiceError as error:
         token = csrf_token(request)

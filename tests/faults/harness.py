@@ -441,7 +441,7 @@ class Snapshot:
     version: int
     state: State
     scenario: str
-    seed: int
+    seed: dict[str, Any]  # the dice generator's start
     applied: list[tuple[str, int, dict[str, Any]]]  # (command_id, version, result) by version
     events: list[tuple[int, int, dict[str, Any]]]  # (version, seq, data) in order
 
@@ -477,7 +477,7 @@ async def snapshot(engine: AsyncEngine, game_id: str) -> Snapshot:
         int(game.version),
         whole_state(game.state, game.cards),
         game.scenario,
-        int(game.seed),
+        game.seed,
         [(row.command_id, int(row.version), row.result) for row in applied],
         [(int(row.version), int(row.seq), row.data) for row in events],
     )

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.content import load_catalogue
-from app.rules import Actor, RulesError, apply, new_game
+from app.rules import Actor, RulesError, apply, new_game, rng
 from app.rules import commands as c
 from app.rules.rng import Dice
 
@@ -40,7 +40,7 @@ def seat(ship: str, station: str) -> Actor:
 def game(
     scenario: str = "skirmish",
     *,
-    seed: int = 1,
+    seed: int | rng.Seed = 1,
     modules: tuple[str, ...] = (),
     crew: bool = True,
     characters: dict[str, str] | None = None,
@@ -173,19 +173,20 @@ def skill_cards(state: State, character: str) -> list[str]:
 
 
 @functools.cache
-def rng_for(*rolls: int | tuple[int, int]) -> str:
-    """A generator state whose next rolls are these (ints are d6; (sides, value) for others)."""
+def key_for(*rolls: int | tuple[int, int]) -> bytes:
+    """A generator key whose first rolls are these (ints are d6; (sides, value) for others),
+    found by trying keys in turn: a keyed generator cannot be aimed any other way (G-TURN-3)."""
     wanted = [(6, r) if isinstance(r, int) else r for r in rolls]
-    for seed in range(1, 5_000_000):
-        text = format(seed * 0x9E3779B1, "016x")[-16:]
-        dice = Dice({"state": text})
+    for n in range(1_000_000):
+        key = n.to_bytes(rng.KEY_BYTES, "big")
+        dice = Dice(rng.keyed(key))
         if all(dice.roll(sides) == value for sides, value in wanted):
-            return text
-    raise AssertionError(f"no generator state gives {rolls}")
+            return key
+    raise AssertionError(f"no generator key gives {rolls}")
 
 
 def set_rolls(state: State, *rolls: int | tuple[int, int]) -> State:
-    state["rng"]["state"] = rng_for(*rolls)
+    state["rng"] = rng.keyed(key_for(*rolls))
     return state
 
 

@@ -25,7 +25,9 @@ ALLOWED = frozenset(
         "enum",
         "fractions",
         "functools",
+        "hashlib",  # the keyed dice generator (G-TURN-3)
         "heapq",
+        "hmac",
         "itertools",
         "json",
         "math",

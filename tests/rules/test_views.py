@@ -4,6 +4,7 @@ display sees nothing hidden, the GM sees everything; events are stripped the sam
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from app.rules import commands as c
 from app.rules import display_view, event_view, gm_view, station_view
@@ -122,6 +123,21 @@ def test_event_view_strips_secrets_from_everyone_but_the_owner_and_the_gm() -> N
             assert public is not None and "secret" not in public and "secret_for" not in public
             assert not set(event["secret"].get("cards", [])) & strings_in(public)
             assert "order" not in public
+
+
+def test_g_turn_3_no_view_and_no_event_shows_the_dice_key() -> None:
+    """The generator's key lives in the state, and again in the snapshot an undo goes back to;
+    every audience, the GM's included, gets neither."""
+    state, events = orders_open()
+    state, more = close(state)
+    keys = {state["rng"]["key"]}
+    assert {d["key"] for d in dicts_in(state["undo"]) if d.get("kind") == "hmac-sha256"} == keys
+    shown: list[Any] = [gm_view(state), display_view(state)]
+    shown += [station_view(state, seat_of(*seat)) for seat in (A, B)]
+    for viewer in ("gm", "display", ("seat", seat_of(*A))):
+        shown += [event_view(state, event, viewer) for event in events + more]
+    text = json.dumps(shown)
+    assert not [key for key in keys if key in text]
 
 
 def test_start_of_turn_draws_are_secret_to_each_station() -> None:

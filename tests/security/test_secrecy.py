@@ -1,6 +1,7 @@
 """Secrets stay secret: a whole random game through the service, two player ships fully crewed,
 and after every command every screen every viewer can reach is searched for what they must not
-know (see secrets.py): pages, panels, pushes, JSON views, event logs and error answers."""
+know (see secrets.py): pages, panels, pushes, JSON views, event logs and error answers. The dice
+generator's key is searched for on every screen, the GM's too (G-TURN-3)."""
 
 import functools
 import json
@@ -76,6 +77,7 @@ class Table:
             self.tokens[str(seat_id)] = token
             station_of[str(seat_id)] = f"{ship}/{station}"
         self.knowledge = Knowledge(station_of)
+        self.dice_key = Secrets(set(), set(), {self.state()[1]["rng"]["key"]})
         self.events_seen: Counter[str] = Counter()
         self.log_read: dict[str, int] = {}  # viewer -> version its event log was read up to
         self.checked = 0
@@ -174,13 +176,19 @@ class Table:
         self.knowledge.observe(state)
         game = self.game_id
         gm_cookie = {"Cookie": f"bc_gm_{game}={self.gm_token}"}
-        # The GM may see everything; the GM's screens must still render, every time.
-        self.get(f"/gm/{game}", gm_cookie)
-        self.get(f"/gm/{game}/panels", gm_cookie)
-        self.get(f"/api/games/{game}/view", {"Authorization": f"Bearer {self.gm_token}"})
+        gm_bearer = {"Authorization": f"Bearer {self.gm_token}"}
+        # The GM may see every card and order, but not the dice key; the GM's screens must still
+        # render, every time.
         gm = service.view_for(state, "gm")
-        live_render("gm", gm, version, "json")
-        render_push("gm", gm)
+        for where, text in {
+            "page": self.get(f"/gm/{game}", gm_cookie),
+            "panels": self.get(f"/gm/{game}/panels", gm_cookie),
+            "view": self.get(f"/api/games/{game}/view", gm_bearer),
+            "events": self.get(f"/api/games/{game}/events?after=0", gm_bearer),
+            "live json": live_render("gm", gm, version, "json"),
+            "push": render_push("gm", gm),
+        }.items():
+            assert not leaks(text, self.dice_key), f"the GM sees the dice key in its {where}"
         viewers: list[tuple[Any, dict[str, str], dict[str, str]]] = [("display", {}, {})]
         for seat, token in self.tokens.items():
             cookie = {"Cookie": f"bc_seat_{game}={token}"}
@@ -218,7 +226,7 @@ class Table:
         seen["push"] = render_push(audience, view)
         seen["live json"] = live_render(audience, view, version, "json")
         for where, text in seen.items():
-            found = leaks(text, secrets)
+            found = leaks(text, secrets) + leaks(text, self.dice_key)
             assert not found, f"{name} sees in its {where} at version {version}: {found[:5]}"
         for where, data in (("view", view_body), ("events", events_body)):
             strays = foreign_orders(data, mine)
@@ -283,12 +291,23 @@ def test_no_viewer_ever_sees_another_hand_an_unrevealed_order_or_a_private_messa
     table = Table(unlimited_client, seed=7)
     table.check_everyone()
     # Close quarters with the shields down, so the Hull is hit, Engineering diverts damage and
-    # stations need repairs; one raider fewer keeps the turns short.
+    # stations need repairs; one raider fewer keeps the turns short. The raiders get the GM's
+    # largest attack bonus, so their shots land whatever the dice and the players' evasion (the
+    # fight must show every kind of event, and the dice are the game's secret).
     table.gm(type="DestroyShip", ship="jackal-3")
     for ship, (x, y) in {"jackal-1": (6, 3), "jackal-2": (6, 6)}.items():
         table.gm(type="SetPosition", ship=ship, x=x, y=y)
     for ship in ("kestrel", "resolute"):
         table.gm(type="SetShields", ship=ship, active=False)
+    for ship in ("jackal-1", "jackal-2"):
+        table.gm(
+            type="ImposeModifier",
+            ship=ship,
+            applies="attack",
+            value=20,
+            reason="ace gunners",
+            lasting="combat",
+        )
     for turn in range(1, TURNS + 1):
         table.play_turn(turn)
         _, state = table.state()
@@ -327,3 +346,5 @@ def test_the_search_finds_secrets_shown_to_the_wrong_viewer(unlimited_client: Te
     weapons_screen = render_push("station", service.view_for(state, ("seat", weapons)))
     assert leaks(weapons_screen, knowledge.secrets_for(state, ("seat", pilot)))
     assert not leaks(weapons_screen, knowledge.secrets_for(state, ("seat", weapons)))
+    # The dice key, were it anywhere in what the GM is shown (it is in the state it comes from).
+    assert leaks(json.dumps({**gm_view(state), "rng": state["rng"]}), table.dice_key)

@@ -16,6 +16,7 @@ from app.rules import Actor
 from app.rules.bot import propose, stations_to_order
 from app.service import ServiceError, create_game, create_seat, notices, replay_state, run_command
 from app.service.commands import command_fields
+from tests.legacy import legacy_game
 
 Sessions = async_sessionmaker[AsyncSession]
 GM = Actor.gm()
@@ -206,11 +207,25 @@ async def test_each_commit_notifies_with_the_game_version_and_command_never_the_
     assert heard.empty()  # a refused command was rolled back, its NOTIFY with it
 
 
-async def test_replaying_the_stored_commands_gives_the_stored_state(
-    session_factory: Sessions,
+async def made_with(sessions: Sessions, start: str) -> uuid.UUID:
+    """A skirmish with the syshit module whose dice start from a secret key, a chosen number,
+    or (a game from before, G-TURN-3) splitmix64."""
+    if start == "legacy":
+        game_id = await legacy_game(sessions)
+        command = {"type": "SetModule", "module": "syshit", "on": True}
+        await run_command(sessions, game_id, command, GM, command_id="module")
+        return game_id
+    seed = {"secret": None, "chosen": 42}[start]
+    game_id, _, _ = await create_game(sessions, "skirmish", seed=seed, modules=["syshit"])
+    return game_id
+
+
+@pytest.mark.parametrize("start", ["secret", "chosen", "legacy"])
+async def test_g_turn_3_replaying_the_stored_commands_gives_the_stored_state(
+    session_factory: Sessions, start: str
 ) -> None:
     """Three turns played by the engine's bot through the service, seats, timers and all."""
-    game_id, _, _ = await create_game(session_factory, "skirmish", seed=42, modules=["syshit"])
+    game_id = await made_with(session_factory, start)
     for station in ("weapons", "engineering", "pilot", "comms"):
         await create_seat(session_factory, game_id, "kestrel", station, station.title())
     rng = random.Random(42)
@@ -244,7 +259,27 @@ async def test_replaying_the_stored_commands_gives_the_stored_state(
             )
     game = await stored(session_factory, game_id)
     assert game.state["turn"] == 3 and "syshit" in game.state["modules"]
+    assert any(e["type"] == "AttackResolved" for e in game.state["log"])  # dice were rolled
+    assert ("kind" in game.state["rng"]) is (start != "legacy")  # each kept its generator
     assert await replay_state(session_factory, game_id) == game.whole_state
+
+
+async def test_g_turn_3_a_game_made_without_a_seed_has_a_secret_of_at_least_128_bits(
+    session_factory: Sessions,
+) -> None:
+    games = [await create_game(session_factory, "skirmish") for _ in range(2)]
+    seeds = []
+    for game_id, _, _ in games:
+        game = await stored(session_factory, game_id)
+        seed = game.seed
+        assert len(bytes.fromhex(seed["key"])) * 8 >= 128
+        assert game.state["rng"]["key"] == seed["key"]  # the game's dice use that secret
+        seeds.append(seed["key"])
+    assert seeds[0] != seeds[1]
+    # A number the GM chose still gives the same game each time (a demo, a test).
+    chosen = [await create_game(session_factory, "skirmish", seed=42) for _ in range(2)]
+    states = [(await stored(session_factory, game_id)).state for game_id, _, _ in chosen]
+    assert states[0] == states[1] and states[0]["rng"]["key"] not in seeds
 
 
 async def test_modules_chosen_at_creation_are_commands_too(session_factory: Sessions) -> None:

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.deps import gm_cookie, seat_cookie
+from app.rules import rng
 from app.settings import Settings
 from tests.browser.server import build_app
 
@@ -123,6 +124,22 @@ def test_a_taken_station_is_refused_with_the_form_kept(client: TestClient) -> No
     )
     assert answer.status_code == 409
     assert "already manned" in answer.text and 'value="Bo"' in answer.text
+
+
+def test_a_lobby_seed_that_is_not_a_number_is_refused_not_ignored(client: TestClient) -> None:
+    """G-TURN-3: a GM who types a seed wants a repeatable game; a typo must not quietly make a
+    random one. A number still gives the same game (and the GM's screen does not show it)."""
+    for typed in ("seven", "²", "1" * 30):
+        lobby = client.get("/gm")
+        answer = client.post(
+            "/gm",
+            data={"scenario": "skirmish", "seed": typed, "csrf": csrf_of(lobby.text)},
+            follow_redirects=False,
+        )
+        assert answer.status_code == 400, typed
+        assert "A seed is a whole number" in answer.text
+    game_id, _ = new_game(client)  # seed "7"
+    assert rng.chosen(7)["key"] not in client.get(f"/gm/{game_id}").text
 
 
 def test_forms_without_the_csrf_token_are_refused(client: TestClient) -> None:
