@@ -46,12 +46,8 @@ class CommandResult:
     state: State = dataclasses.field(repr=False)
 
     def visible_events(self, viewer: Viewer) -> list[dict[str, Any]]:
-        return visible(self.state, self.events, viewer)
-
-
-def visible(state: State, events: list[dict[str, Any]], viewer: Viewer) -> list[dict[str, Any]]:
-    shown = (event_view(state, event, viewer) for event in events)
-    return [event for event in shown if event is not None]
+        shown = (event_view(event, viewer) for event in self.events)
+        return [event for event in shown if event is not None]
 
 
 # --- After commit: this process's live hub -------------------------------------------------------
