@@ -19,7 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
-from app.rules import rng
+from app.rules import Actor, rng
+from app.service.commands import sender_of
 from app.service.games import JOIN_ALPHABET
 
 FORMAT = "bridgecrew-game"
@@ -192,6 +193,8 @@ async def import_game(
             session.add(
                 AppliedCommand(
                     game_id=game_id,
+                    # Exports made before commands were kept per sender name it by the actor.
+                    sender=c.get("sender") or sender_of(Actor(**c["result"]["actor"])),
                     command_id=c["command_id"],
                     version=c["version"],
                     result=c["result"],

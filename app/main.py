@@ -35,8 +35,9 @@ acts only for its own station (403 `NOT_YOUR_STATION`, `NOT_YOUR_SHIP`); a token
 gets 403 `NOT_THIS_GAME`; a freed seat's token 401 `BAD_TOKEN`.
 
 **Commands.** `POST /api/games/{id}/commands` with a `command_id` you choose (a retry with the same
-id is applied once) and optionally `expected_version` (else 409 `STALE_VERSION`). Every command
-type is listed on that endpoint.
+id is applied once; ids are yours alone, another token's same id is another command) and
+optionally `expected_version` (else 409 `STALE_VERSION`). Every command type is listed on that
+endpoint.
 
 **Errors.** Every 4xx and 5xx body is `{"code": ..., "message": ...}`.
 

@@ -134,3 +134,55 @@ async def test_0003_is_not_undone_while_a_game_has_a_keyed_generator(empty_db_ur
         await asyncio.to_thread(downgrade, empty_db_url, "0002")
     assert await _inspect(empty_db_url, _revision) == "0003"
     assert await _sql(empty_db_url, "SELECT seed FROM games") == [(rng.chosen(7),)]
+
+
+async def test_command_ids_are_kept_per_sender_and_told_apart_again_when_undone(
+    empty_db_url: str,
+) -> None:
+    """0004 keys applied_commands by (game, sender, id), the sender read from each command's
+    actor; undone, an id two senders used stays the server's and the other one is prefixed."""
+    await asyncio.to_thread(upgrade, empty_db_url, "0002")
+    game = "00000000-0000-4000-8000-000000000001"
+    await _sql(
+        empty_db_url,
+        "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash)"
+        " VALUES (:game, 'AAAA', 'skirmish', 1, '{}', 'h')",
+        game=game,
+    )
+    insert = (
+        "INSERT INTO applied_commands (game_id, command_id, version, result)"
+        " VALUES (:game, :id, :version, CAST(:result AS jsonb))"
+    )
+    actors = [
+        ("deadline:orders:1.000:2", {"role": "system", "seat": None}),
+        ("g1", {"role": "gm", "seat": None}),
+        ("s1", {"role": "seat", "seat": "seat-a"}),
+    ]
+    for version, (command_id, actor) in enumerate(actors, start=1):
+        result = json.dumps({"command": {}, "actor": actor, "now": 0})
+        await _sql(empty_db_url, insert, game=game, id=command_id, version=version, result=result)
+    read = "SELECT sender, command_id FROM applied_commands ORDER BY version"
+
+    await asyncio.to_thread(upgrade, empty_db_url)
+    assert await _sql(empty_db_url, read) == [
+        ("system", "deadline:orders:1.000:2"),
+        ("gm", "g1"),
+        ("seat:seat-a", "s1"),
+    ]
+    # Now a seat may use the server's id, and the GM one of the seat's.
+    taken = (
+        "INSERT INTO applied_commands (game_id, sender, command_id, version, result)"
+        " VALUES (:game, :sender, :id, :version, '{}')"
+    )
+    await _sql(empty_db_url, taken, game=game, sender="seat:seat-b", id=actors[0][0], version=4)
+    await _sql(empty_db_url, taken, game=game, sender="gm", id="s1", version=5)
+
+    await asyncio.to_thread(downgrade, empty_db_url, "0003")
+    read = "SELECT command_id FROM applied_commands ORDER BY version"
+    assert [row[0] for row in await _sql(empty_db_url, read)] == [
+        "deadline:orders:1.000:2",
+        "g1",
+        "s1",
+        "seat:seat-b:deadline:orders:1.000:2",
+        "gm:s1",
+    ]

@@ -132,13 +132,16 @@ class Seat(Base):
 
 
 class AppliedCommand(Base):
-    """Remembers each command id once, so a phone that retries a request does not act twice."""
+    """Remembers each command id once per sender, so a phone that retries a request does not act
+    twice. Each sender has ids of its own ("system", "gm", "seat:<seat id>"): nobody can take an
+    id that someone else, the server above all, will use."""
 
     __tablename__ = "applied_commands"
 
     game_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
     )
+    sender: Mapped[str] = mapped_column(primary_key=True)
     command_id: Mapped[str] = mapped_column(primary_key=True)
     version: Mapped[int]
     result: Mapped[JSON]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .rng import Dice
-from .state import State
+from .state import State, seats_at
 
 LOG_LENGTH = 60
 
@@ -27,10 +27,12 @@ class Context:
         secret: dict[str, Any] | None = None,
         **data: Any,
     ) -> dict[str, Any]:
-        """Record a past-tense event. `secret` fields are shown only to `secret_for` and the GM."""
+        """Record a past-tense event. `secret` fields are shown only to the GM and the seats that
+        hold `secret_for` (a station key or a ship id) now, as the event happens."""
         event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], "text": text, **data}
         if secret is not None:
             event["secret_for"] = secret_for
+            event["secret_seats"] = seats_at(self.state, secret_for) if secret_for else []
             event["secret"] = secret
         self.events.append(event)
         # The log and the reveal are replaced, never changed in place, so states can share them.

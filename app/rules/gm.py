@@ -12,7 +12,16 @@ from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
 from .resolve import add_modifier
-from .state import get_character, get_ship, get_station, health, manned, role_label, station_key
+from .state import (
+    get_character,
+    get_ship,
+    get_station,
+    health,
+    manned,
+    role_label,
+    seats_at,
+    station_key,
+)
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -321,6 +330,8 @@ def send_message(ctx: Context, cmd: c.SendMessage) -> None:
         if station_id:
             get_station(ship, station_id)
     message = {"id": ctx.next_id(), "to": cmd.to, "text": text, "turn": ctx.state["turn"]}
+    if cmd.to != "all":  # for whoever is there now; a player who takes the station later is not
+        message["seats"] = seats_at(ctx.state, cmd.to)
     ctx.state["messages"].append(message)
     del ctx.state["messages"][:-20]
     if cmd.to == "all":

@@ -214,5 +214,18 @@ def seat_station(state: State, seat: str) -> tuple[Ship, Station] | None:
     return None
 
 
+def seats_at(state: State, owner: str) -> list[str]:
+    """The seats holding the station `owner` names ("ship/station"), or every station of the ship
+    it names: whom a private event or message is for. Recorded when it happens, so that it stays
+    theirs, not the next player's at that station."""
+    ship_id, _, station_id = owner.partition("/")
+    ship = state["ships"].get(ship_id)
+    if ship is None:
+        return []
+    stations = ship["stations"]
+    chosen = [stations.get(station_id)] if station_id else list(stations.values())
+    return sorted(st["crew"]["seat"] for st in chosen if st is not None and st["crew"] is not None)
+
+
 def role_label(station: Station) -> str:
     return str(station["role"]).capitalize() if station["id"] == station["role"] else station["id"]

@@ -149,7 +149,7 @@ def _revealed(state: State) -> View | None:
 
 
 def public_event(event: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in event.items() if k not in ("secret", "secret_for")}
+    return {k: v for k, v in event.items() if k not in ("secret", "secret_for", "secret_seats")}
 
 
 def _cards(state: State, ids: list[str]) -> list[View]:
@@ -246,7 +246,12 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "order": order,
         "allocation": allocation,
     }
-    view["messages"] = [m for m in state["messages"] if m["to"] in ("all", ship["id"], key)]
+    # Private messages are for the seats they were sent to: a player who takes the station later
+    # does not read the one before them's (a message kept from before seats were recorded has
+    # none, and shows to nobody but the GM).
+    view["messages"] = [
+        m for m in state["messages"] if m["to"] == "all" or seat in m.get("seats", ())
+    ]
     return view
 
 
@@ -268,23 +273,19 @@ def gm_view(state: State, shared: View | None = None) -> View:
     return view
 
 
-def event_view(state: State, event: dict[str, Any], viewer: Viewer) -> dict[str, Any] | None:
-    """An event as one viewer may see it: secrets only for their owner and the GM.
+def event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any] | None:
+    """An event as one viewer may see it: its secret only for the GM and the seats that held its
+    station (or ship) when it happened (`secret_seats`), never for whoever holds it later. An
+    event stored before seats were recorded has none: only the GM sees its secret.
 
     Returns None for a private event that says nothing to this viewer (e.g. another station's
     message).
     """
-    if viewer == "gm":
+    if viewer == "gm" or "secret" not in event:
         return event
-    owner = event.get("secret_for")
-    if owner is None:
+    seats = event.get("secret_seats", ())
+    if isinstance(viewer, tuple) and viewer[0] == "seat" and viewer[1] in seats:
         return event
-    if isinstance(viewer, tuple) and viewer[0] == "seat":
-        found = seat_station(state, viewer[1])
-        if found is not None:
-            ship, station = found
-            if owner in (station_key(ship, station), ship["id"]):
-                return event
     if not event.get("text"):
         return None
     return public_event(event)

@@ -13,7 +13,6 @@ from .commands import (
     remove_commit_listener,
     replay_state,
     run_command,
-    visible,
 )
 from .demo import create_demo_game, ensure_demo_game
 from .errors import ServiceError
@@ -71,5 +70,4 @@ __all__ = [
     "seats_of",
     "token_hash",
     "view_for",
-    "visible",
 ]

@@ -46,12 +46,8 @@ class CommandResult:
     state: State = dataclasses.field(repr=False)
 
     def visible_events(self, viewer: Viewer) -> list[dict[str, Any]]:
-        return visible(self.state, self.events, viewer)
-
-
-def visible(state: State, events: list[dict[str, Any]], viewer: Viewer) -> list[dict[str, Any]]:
-    shown = (event_view(state, event, viewer) for event in events)
-    return [event for event in shown if event is not None]
+        shown = (event_view(event, viewer) for event in self.events)
+        return [event for event in shown if event is not None]
 
 
 # --- After commit: this process's live hub -------------------------------------------------------
@@ -134,9 +130,10 @@ async def run_command(
     expected_version: int | None = None,
     now: float | None = None,
 ) -> CommandResult:
-    """Apply one command in one transaction; a command_id applied before returns its stored
-    result and changes nothing. Raises ServiceError (with .status) when refused. `now` (epoch
-    seconds) is the clock the engine sees: time.time() unless a sweeper or a test says."""
+    """Apply one command in one transaction; a command_id this actor applied before returns its
+    stored result and changes nothing (each actor's ids are its own: `sender_of`). Raises
+    ServiceError (with .status) when refused. `now` (epoch seconds) is the clock the engine sees:
+    time.time() unless a sweeper or a test says."""
     game_uuid = game_key(game_id)
     check_command_id(command_id)
     now = time.time() if now is None else now
@@ -167,6 +164,17 @@ class _Asked:
     expected_version: int | None
     now: float
 
+    @property
+    def sender(self) -> str:
+        return sender_of(self.actor)
+
+
+def sender_of(actor: Actor) -> str:
+    """Whose command ids an actor's are: the server's ("system"), the GM's, or one seat's. Stored
+    ids are kept per sender, so no client can take an id the server (or anyone else) will use:
+    the server's own are predictable (the sweeper's name the deadline they expire)."""
+    return f"seat:{actor.seat}" if actor.role == "seat" else actor.role
+
 
 # A command takes one of two paths. Most often this process holds the game's newest version (it
 # wrote, read or followed it last): the command is applied to that copy and written in one
@@ -177,14 +185,14 @@ class _Asked:
 _LOCK = text(
     "SELECT g.version, g.updated_at, g.deadline_at, g.deadline_kind, g.deadline_version,"
     " (SELECT a.version FROM applied_commands a"
-    "  WHERE a.game_id = g.id AND a.command_id = :command_id) AS earlier"
+    "  WHERE a.game_id = g.id AND a.sender = :sender AND a.command_id = :command_id) AS earlier"
     " FROM games g WHERE g.id = :game_id FOR UPDATE OF g"
 )
 # The new state, the events, the command (for retries and replay_state), and the NOTIFY that
 # tells every process (PostgreSQL delivers it at commit; it carries the command, never a state:
 # app/service/notices.py): all of it only if the row is at the version and write stamp the
 # command was applied to, and then it returns a row. The PRIMARY KEY of applied_commands refuses
-# a command id used before, and the statement with it.
+# a command id its sender used before, and the statement with it.
 _WRITE = text(
     "WITH game AS ("
     "  UPDATE games SET state = CAST(:state AS jsonb), version = :version,"
@@ -197,8 +205,8 @@ _WRITE = text(
     "  SELECT game.id, :version, e.ord - 1, e.data ->> 'type', e.data"
     "  FROM game, jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
     " command AS ("
-    "  INSERT INTO applied_commands (game_id, command_id, version, result)"
-    "  SELECT game.id, :command_id, :version, CAST(:result AS jsonb) FROM game)"
+    "  INSERT INTO applied_commands (game_id, sender, command_id, version, result)"
+    "  SELECT game.id, :sender, :command_id, :version, CAST(:result AS jsonb) FROM game)"
     " SELECT pg_notify(:channel, :payload) FROM game"
 )
 
@@ -270,6 +278,7 @@ class _Applied:
                 "deadline_kind": self.deadline[1],
                 "deadline_version": self.deadline[2],
                 "events": _json(self.events),
+                "sender": self.asked.sender,
                 "command_id": self.asked.command_id,
                 "result": record,
                 "channel": NOTIFY_CHANNEL,
@@ -349,14 +358,17 @@ async def _run_locked(session_factory: SessionFactory, asked: _Asked) -> Command
     async with session_factory() as session, session.begin():
         connection = await session.connection()
         row = (
-            await connection.execute(_LOCK, {"game_id": game_id, "command_id": asked.command_id})
+            await connection.execute(
+                _LOCK,
+                {"game_id": game_id, "sender": asked.sender, "command_id": asked.command_id},
+            )
         ).one_or_none()
         if row is None:
             raise no_such_game()
         current: Deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
         state = await locked_state(session, game_id, row.version, row.updated_at, current)
         if row.earlier is not None:
-            earlier = await session.get(AppliedCommand, (game_id, asked.command_id))
+            earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
             assert earlier is not None  # the game is locked: it cannot have gone
             return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
         check_version(row.version, asked.expected_version)
@@ -414,10 +426,11 @@ async def apply_locked(
 ) -> tuple[CommandResult, bool]:
     """Apply inside the caller's transaction, with `game` locked (seats, new games: run_command
     is the fast path for everything else). Returns (result, fresh); fresh is False when the
-    command_id had been applied before. The caller commits, then calls `committed`. `state` is
-    the game's canonical state when the caller has it (else the game row's is read)."""
+    actor had applied this command_id before. The caller commits, then calls `committed`.
+    `state` is the game's canonical state when the caller has it (else the game row's is read)."""
     check_command_id(command_id)
-    earlier = await session.get(AppliedCommand, (game.id, command_id))
+    sender = sender_of(actor)
+    earlier = await session.get(AppliedCommand, (game.id, sender, command_id))
     if state is None:
         state = canonical(game.whole_state)
     if earlier is not None:
@@ -442,6 +455,7 @@ async def apply_locked(
     session.add(
         AppliedCommand(
             game_id=game.id,
+            sender=sender,
             command_id=command_id,
             version=version,
             result=applied_record(command, actor, now),
@@ -492,7 +506,7 @@ async def _earlier_result(
     actor: Actor,
 ) -> CommandResult:
     """A retried command gets the answer it got the first time; a different command reusing the
-    id is refused, so nobody reads another seat's result by guessing ids."""
+    id (ids are the sender's own, so the same sender's) is refused, not answered as another."""
     stored = earlier.result
     try:
         same = (

@@ -210,7 +210,7 @@ async def events_after(
 ) -> tuple[int, list[dict[str, Any]]]:
     """(current version, events after version `after` as this viewer may see them), each with its
     version and seq so a client can resume from the last one it saw."""
-    version, state = await load_state(session_factory, game_id)
+    version, _ = await load_state(session_factory, game_id)
     async with autocommit(session_factory) as session:
         rows = await session.scalars(
             select(Event)
@@ -220,7 +220,7 @@ async def events_after(
         )
         shown = []
         for row in rows:
-            event = event_view(state, row.data, viewer)
+            event = event_view(row.data, viewer)
             if event is not None:
                 shown.append({"version": row.version, "seq": row.seq, **event})
     return version, shown

@@ -167,13 +167,16 @@ PHONE_TOKENS = 8  # seat tokens one phone's joins can map to in a game: one per 
 
 def phone_seat_tokens(secret_key: str, game_id: uuid.UUID | str, phone: str) -> list[str]:
     """The seat tokens a phone's joins to a game are given, in order. `phone` is a secret the
-    phone keeps between requests (the join page's CSRF cookie), so a join whose answer never
-    reached the phone (Wi-Fi dropped after the commit) is recognised when the phone asks again,
-    and it gets that seat back instead of finding its own station taken. Derived with the server's
-    key, like the demo GM token: nobody without it can work one out."""
+    phone keeps between requests (its own key, in a cookie of its own that no page shows), so a
+    join whose answer never reached the phone (Wi-Fi dropped after the commit) is recognised when
+    the phone asks again, and it gets that seat back instead of finding its own station taken.
+    Derived with the server's key, like the demo GM token: nobody without it can work one out.
+    Anyone holding `phone` holds the seat, so it must never be a value a page shows (as the CSRF
+    token is, which was once used here: hence "phone-key-seat", so no token derived from a CSRF
+    value then can be reached by presenting that value as a phone's key now)."""
     tokens = []
     for attempt in range(PHONE_TOKENS):
-        message = f"phone-seat:{game_key(game_id)}:{phone}:{attempt}".encode()
+        message = f"phone-key-seat:{game_key(game_id)}:{phone}:{attempt}".encode()
         digest = hmac.new(secret_key.encode(), message, hashlib.sha256).digest()
         tokens.append(base64.urlsafe_b64encode(digest).rstrip(b"=").decode())
     return tokens

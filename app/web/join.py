@@ -7,6 +7,7 @@ reload, a phone that slept or a restarted server brings the player straight back
 from __future__ import annotations
 
 import ipaddress
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, Form, Request
@@ -29,12 +30,16 @@ from app.service import (
 from app.settings import get_settings
 
 from .render import render_template
-from .screen import CSRF_COOKIE, CsrfChecked, csrf_token, page, set_cookie
+from .screen import CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
 
 router = APIRouter(tags=["join"])
 
 SEAT_COOKIE_AGE = 14 * 24 * 3600  # a weekend event with a rerun the next week
+# The phone's own secret, from which the seat tokens of its joins are derived (phone_seat_tokens),
+# so that a join whose answer was lost finds its seat again. Only ever in this httponly cookie:
+# never in a page, unlike the CSRF value every form and htmx header carries.
+PHONE_COOKIE = "bc_phone"
 
 
 def join_url(request: Request, code: str) -> str:
@@ -90,7 +95,8 @@ async def join_start(request: Request, code: str = "") -> Response:
     if code.strip():
         return RedirectResponse(f"/join/{code.strip().upper()}", status_code=303)
     token = csrf_token(request)
-    return page(render_template("join.html", game=None, code="", csrf=token, error=None), token)
+    html = render_template("join.html", game=None, code="", csrf=token, error=None)
+    return _with_phone_key(request, page(html, token))
 
 
 @router.get("/join/{code}", response_class=HTMLResponse)
@@ -108,7 +114,7 @@ async def join_page(
             error=f"There is no game with the code {code.upper()}. "
             "Check the code on the projector.",
         )
-        return page(html, token, 404)
+        return _with_phone_key(request, page(html, token, 404))
     if await seat_by_token(session_factory, game.id, request.cookies.get(seat_cookie(game.id))):
         return RedirectResponse(f"/play/{game.id}", status_code=303)  # already seated here
     # Seated, but the answer that carried the seat's cookie never arrived: back to that seat.
@@ -119,7 +125,7 @@ async def join_page(
     html = render_template(
         "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
     )
-    return page(html, token)
+    return _with_phone_key(request, page(html, token))
 
 
 @router.post("/join/{code}")
@@ -164,11 +170,23 @@ def _seated(game_id: Any, seat_token: str) -> Response:
     return response
 
 
+def _phone_key(request: Request) -> str | None:
+    phone = request.cookies.get(PHONE_COOKIE, "")
+    return phone if 32 <= len(phone) <= 100 else None
+
+
+def _with_phone_key(request: Request, response: Response) -> Response:
+    """The join page gives a phone its key the first time, for the form it sends next."""
+    if _phone_key(request) is None:
+        set_cookie(response, PHONE_COOKIE, secrets.token_urlsafe(32), SEAT_COOKIE_AGE)
+    return response
+
+
 def _phone_tokens(request: Request, game_id: Any) -> list[str]:
-    """The seat tokens of this phone in this game, from the CSRF cookie it holds (none before it
-    has one: the join form sets it, and a join is refused without it)."""
-    phone = request.cookies.get(CSRF_COOKIE, "")
-    if not 20 <= len(phone) <= 100:
+    """The seat tokens of this phone in this game, from its key (none before it has one: the
+    join page sets it)."""
+    phone = _phone_key(request)
+    if phone is None:
         return []
     settings = getattr(request.app.state, "settings", None) or get_settings()
     return phone_seat_tokens(settings.secret_key, game_id, phone)
@@ -195,4 +213,4 @@ async def _again(
         chosen={"seat": seat, "name": name, "character": character},
         **_choices(state),
     )
-    return page(html, token, error.status)
+    return _with_phone_key(request, page(html, token, error.status))

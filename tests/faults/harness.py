@@ -555,7 +555,7 @@ def check_store(
                 f"the replayed {[e.get('type') for e in events]}"
             )
         for ack in acks_at.get(version, []):
-            shown = [e for e in (event_view(state, ev, ack.viewer) for ev in events) if e]
+            shown = [e for e in (event_view(ev, ack.viewer) for ev in events) if e]
             if shown != canonical(ack.events):
                 problems.append(
                     f"{ack.command_id} ({ack.type}, {ack.attempts} attempts) was answered with "
@@ -638,7 +638,7 @@ def public_events(snap: Snapshot, after: int) -> dict[tuple[int, int], dict[str,
     out = {}
     for version, seq, data in snap.events:
         if version > after:
-            shown = event_view(snap.state, data, "display")
+            shown = event_view(data, "display")
             if shown is not None:
                 out[(version, seq)] = shown
     return out

@@ -242,11 +242,11 @@ def check_views(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
         owner = event.get("secret_for")
         if owner is None:
             continue
-        assert event_view(state, event, "gm") == event
-        shown = event_view(state, event, "display")
+        assert event_view(event, "gm") == event
+        shown = event_view(event, "display")
         assert shown is None or "secret" not in shown
         for seat, key in seated.items():
-            seen = event_view(state, event, ("seat", seat))
+            seen = event_view(event, ("seat", seat))
             if owner in (key, key.split("/")[0]):
                 assert seen == event
             else:

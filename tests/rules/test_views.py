@@ -27,6 +27,7 @@ from .builders import (
     seat_of,
     set_rolls,
     shields,
+    skill_cards,
     started,
     stations,
     strings_in,
@@ -111,14 +112,14 @@ def test_orders_are_public_once_revealed() -> None:
 
 
 def test_event_view_strips_secrets_from_everyone_but_the_owner_and_the_gm() -> None:
-    state, events = orders_open()
+    _, events = orders_open()
     secret = [e for e in events if e.get("secret_for") == "kestrel/pilot"]
     assert secret
     for event in secret:
-        mine = event_view(state, event, ("seat", seat_of(*B)))
-        theirs = event_view(state, event, ("seat", seat_of(*A)))
-        shown = event_view(state, event, "display")
-        assert mine == event and event_view(state, event, "gm") == event
+        mine = event_view(event, ("seat", seat_of(*B)))
+        theirs = event_view(event, ("seat", seat_of(*A)))
+        shown = event_view(event, "display")
+        assert mine == event and event_view(event, "gm") == event
         for public in (theirs, shown):
             assert public is not None and "secret" not in public and "secret_for" not in public
             assert not set(event["secret"].get("cards", [])) & strings_in(public)
@@ -141,7 +142,7 @@ def test_g_turn_3_no_view_and_no_event_shows_the_dice_key() -> None:
 
 
 def test_start_of_turn_draws_are_secret_to_each_station() -> None:
-    state, events = run_events(game(), c.StartTurn(seconds=0))
+    _, events = run_events(game(), c.StartTurn(seconds=0))
     draws = of_type(events, "CardsDrawn")
     assert {e["secret_for"] for e in draws} == {
         "kestrel/weapons",
@@ -151,7 +152,7 @@ def test_start_of_turn_draws_are_secret_to_each_station() -> None:
     }
     for event in draws:
         for station in ("weapons", "pilot"):
-            view = event_view(state, event, ("seat", seat_of("kestrel", station)))
+            view = event_view(event, ("seat", seat_of("kestrel", station)))
             assert view is not None
             assert ("secret" in view) is (event["secret_for"] == f"kestrel/{station}")
 
@@ -159,13 +160,44 @@ def test_start_of_turn_draws_are_secret_to_each_station() -> None:
 def test_a_message_to_one_station_reaches_no_one_else() -> None:
     state, events = run_events(started(game()), c.SendMessage(text="Psst", to="kestrel/pilot"))
     event = events[0]
-    assert event_view(state, event, ("seat", seat_of(*A))) is None
-    assert event_view(state, event, "display") is None
-    mine = event_view(state, event, ("seat", seat_of(*B)))
+    assert event_view(event, ("seat", seat_of(*A))) is None
+    assert event_view(event, "display") is None
+    mine = event_view(event, ("seat", seat_of(*B)))
     assert mine is not None and mine["secret"]["message"]["text"] == "Psst"
     assert [m["text"] for m in station_view(state, seat_of(*B))["messages"]] == ["Psst"]
     assert station_view(state, seat_of(*A))["messages"] == []
     assert display_view(state)["messages"] == []
+
+
+def test_a_newcomer_at_a_freed_station_reads_none_of_the_previous_players_secrets() -> None:
+    """Private events and messages are for the seats that held the station (or ship) when they
+    happened. Whoever takes the station next holds its hand from then on, and nothing before."""
+    state, events = orders_open()  # B (Ilse Marrow at the pilot's) drew and gave an order
+    state, sent = run_events(
+        state,
+        c.SendMessage(text="Psst, pilot", to="kestrel/pilot"),
+        c.SendMessage(text="All hands of the Kestrel", to="kestrel"),
+        c.UnseatCrew(ship="kestrel", station="pilot"),
+        c.SeatCrew(ship="kestrel", station="pilot", seat="newcomer", name="Nova"),
+    )
+    before, after = [*events, *sent[:3]], sent[3:]
+    old_skills = skill_cards(state, "ilse-marrow")
+    assert {e.get("secret_for") for e in before} >= {"kestrel/pilot", "kestrel"}
+    for event in before:
+        shown = event_view(event, ("seat", "newcomer"))
+        assert shown is None or "secret" not in shown, event
+        assert event_view(event, "gm") == event
+        if event.get("secret_for") in ("kestrel/pilot", "kestrel"):
+            assert event_view(event, ("seat", seat_of(*B))) == event
+    nova = station_view(state, "newcomer")
+    assert nova["messages"] == [] and nova["me"]["order"] is None
+    assert not set(old_skills) & strings_in(nova)
+    # The ship's message is still for those who were aboard; the newcomer's own draw is theirs.
+    crew = station_view(state, seat_of(*A))
+    assert [m["text"] for m in crew["messages"]] == ["All hands of the Kestrel"]
+    drawn = [e for e in after if e["type"] == "CardsDrawn"]
+    assert drawn and all(event_view(e, ("seat", "newcomer")) == e for e in drawn)
+    assert all(event_view(e, ("seat", seat_of(*B))) != e for e in drawn)
 
 
 def test_only_this_ships_engineering_sees_the_allocation_prompt() -> None:

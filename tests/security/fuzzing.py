@@ -117,7 +117,11 @@ class World:
             swept = await session.scalar(
                 select(func.count())
                 .select_from(AppliedCommand)
-                .where(AppliedCommand.game_id == key, AppliedCommand.command_id.like("deadline:%"))
+                .where(
+                    AppliedCommand.game_id == key,
+                    AppliedCommand.sender == "system",
+                    AppliedCommand.command_id.like("deadline:%"),
+                )
             )
             seats = await session.scalar(
                 select(func.count())

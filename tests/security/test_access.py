@@ -17,6 +17,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.server.conftest import AsyncTable, LiveServer, Table, next_message
+from tests.web.test_routes import csrf_of
 
 # Unsafe routes anyone may call: making a game and taking a free station (the join code is the
 # invitation). Every other one must refuse a caller without the right token.
@@ -151,6 +152,40 @@ def test_several_gms_share_one_game_from_their_own_browsers(client: TestClient) 
         assert sent.status_code == 200, sent.text
     view = client.get(f"/api/games/{table.game_id}/view", headers=table.gm).json()["view"]
     assert [m["text"] for m in view["messages"]] == ["from GM 0", "from GM 1", "from GM 2"]
+
+
+def test_the_csrf_value_a_page_shows_brings_back_no_seat(table: Table) -> None:
+    """Every page carries its CSRF value in its HTML (anyone who sees the screen or its source
+    may copy it). Getting a seat back after a lost answer takes a secret no page shows: the
+    phone's own key, in a cookie scripts cannot read."""
+    client, code, game = table.client, table.join_code, table.game_id
+    client.cookies.clear()
+    page = client.get(f"/join/{code}")
+    csrf = csrf_of(page.text)
+    form = {"seat": "kestrel/pilot", "name": "Ada", "csrf": csrf}
+    joined = client.post(f"/join/{code}", data=form, follow_redirects=False)
+    ada = joined.cookies.get(f"bc_seat_{game}")
+    assert joined.status_code == 303 and ada
+    phone = client.cookies.get("bc_phone")
+    strangers = ({"bc_csrf": csrf}, {"bc_phone": csrf}, {"bc_csrf": csrf, "bc_phone": csrf})
+    for cookies, station in zip(strangers, ("comms", "weapons", "engineering"), strict=True):
+        client.cookies.clear()
+        client.cookies.update(cookies)
+        scanned = client.get(f"/join/{code}", follow_redirects=False)
+        assert scanned.status_code == 200 and not scanned.cookies.get(f"bc_seat_{game}")
+        sent = client.post(
+            f"/join/{code}", data={**form, "seat": f"kestrel/{station}"}, follow_redirects=False
+        )
+        assert sent.status_code in (303, 403), sent.text
+        assert sent.cookies.get(f"bc_seat_{game}") != ada, cookies
+    crew = client.get(f"/api/games/{game}/view", headers=table.gm).json()["view"]["ships"][0]
+    assert {st["id"]: st["crew"] for st in crew["stations"]}["pilot"] == "Ada"
+    # The phone's key is a cookie of its own, and no page of the phone's shows it.
+    assert phone and phone != csrf
+    client.cookies.clear()
+    client.cookies.update({"bc_csrf": csrf, "bc_phone": phone, f"bc_seat_{game}": ada})
+    for url in (f"/join/{code}", f"/play/{game}", f"/play/{game}/panels", f"/display/{game}"):
+        assert phone not in client.get(url).text, url
 
 
 # --- Against a running server ---------------------------------------------------------------------

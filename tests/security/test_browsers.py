@@ -129,13 +129,15 @@ def _cookies(response: httpx.Response) -> dict[str, SimpleCookie]:
 
 
 def test_cookies_are_httponly_samesite_and_secure_over_https(table: Table) -> None:
+    table.client.cookies.clear()
+    scanned = table.client.get(f"/join/{table.join_code}")
     joined = _join(table.client, table, {})
     gm = table.client.get(
         f"/gm/{table.game_id}", params={"token": table.gm_token}, follow_redirects=False
     )
     page = table.client.get(f"/display/{table.game_id}")
-    cookies = {**_cookies(joined), **_cookies(gm), **_cookies(page)}
-    names = {f"bc_seat_{table.game_id}", f"bc_gm_{table.game_id}", "bc_csrf"}
+    cookies = {**_cookies(scanned), **_cookies(joined), **_cookies(gm), **_cookies(page)}
+    names = {f"bc_seat_{table.game_id}", f"bc_gm_{table.game_id}", "bc_csrf", "bc_phone"}
     assert names <= set(cookies)
     for name in names:
         morsel = cookies[name][name]

@@ -53,7 +53,7 @@ async def test_command_stores_state_events_and_itself_in_one_version(
     assert len(join_code) == 4
     assert await count(session_factory, Event, game_id) == 1
     async with session_factory() as session:
-        applied = await session.get(AppliedCommand, (game_id, "c1"))
+        applied = await session.get(AppliedCommand, (game_id, "gm", "c1"))
     assert applied is not None and applied.result["command"]["type"] == "SendMessage"
     assert applied.result["actor"] == {"role": "gm", "seat": None}
 

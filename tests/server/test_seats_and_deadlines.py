@@ -73,7 +73,7 @@ async def test_a_phone_that_asks_again_for_a_seat_gets_the_one_it_was_given(
     session_factory: Sessions,
 ) -> None:
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
-    phone = "csrf-cookie-of-one-phone"
+    phone = "key-of-one-phone"
     tokens = phone_seat_tokens("server key", game_id, phone)
     # A double tap: both tries at once. One seat, and both answers are it.
     first, second = await asyncio.gather(
@@ -94,7 +94,7 @@ async def test_a_phone_that_asks_again_for_a_seat_gets_the_one_it_was_given(
     async with session_factory() as session:
         assert await session.scalar(select(func.count()).select_from(Seat)) == 1
     # Another phone is another seat.
-    other = phone_seat_tokens("server key", game_id, "csrf-cookie-of-another-phone")
+    other = phone_seat_tokens("server key", game_id, "key-of-another-phone")
     with pytest.raises(ServiceError) as taken:
         await create_seat(session_factory, game_id, "kestrel", "pilot", "Bob", phone_tokens=other)
     assert taken.value.code == "STATION_TAKEN"
