@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import re
 import typing
 import uuid
 from typing import Annotated, Any
@@ -23,6 +22,7 @@ from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.security import check_command_scope
+from app.web.fields import plain_text
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -45,25 +45,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (429, "Too many requests from this token or address (RATE_LIMITED)"),
     )
 }
-
-
-# NUL and other control characters (tab and newlines aside), and halves of UTF-16 pairs.
-UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
-
-
-def plain_text(value: Any) -> None:
-    """Refuse text no screen can show and PostgreSQL cannot store."""
-    if isinstance(value, str):
-        found = UNPRINTABLE.search(value)
-        if found:
-            raise ValueError(f"text may not contain the character U+{ord(found.group()):04X}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            plain_text(key)
-            plain_text(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            plain_text(item)
 
 
 class PlainText(BaseModel):
