@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlalchemy import text
 
 from app import service
@@ -22,7 +22,7 @@ from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.security import check_command_scope
-from app.web.fields import plain_text
+from app.web.fields import NAME_LENGTH, name_problem, plain_text
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -114,8 +114,16 @@ class GameSummary(BaseModel):
 class NewSeat(PlainText):
     ship: str
     station: str
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=1, max_length=NAME_LENGTH)
     character: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _visible(cls, name: str) -> str:
+        problem = name_problem(name)  # the join form's rule too
+        if problem:
+            raise ValueError(problem)
+        return name
 
 
 class SeatCreated(BaseModel):

@@ -1,4 +1,4 @@
-"""What people may type: numbers from forms, and plain text anywhere.
+"""What people may type: numbers from forms, names, and plain text anywhere.
 
 One parser each, used by every route, so a form field and the JSON API refuse the same things
 with the same code and sentence. Refusals are `ServiceError`s: a screen shows them as a toast or
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any
 
 from app.service import ServiceError
@@ -74,3 +75,36 @@ def plain_form_text(data: Any) -> None:
     except ValueError as problem:
         message = f"This form holds text that cannot be shown: {problem}."
         raise ServiceError("BAD_VALUE", message) from None
+
+
+NAME_LENGTH = 40
+# Joiners stay: emoji sequences and several scripts need them between visible letters.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a player's name cannot be shown to the crew as typed, or None. Names are one line of
+    visible text: no control characters, and no invisible format characters such as the bidi
+    overrides and isolates (U+202E turns "Ann" into "nnA" on every screen after it) or zero-width
+    spaces (two names that look alike)."""
+    name = name.strip()
+    if not 1 <= len(name) <= NAME_LENGTH:
+        return f"A name is 1 to {NAME_LENGTH} characters."
+    for char in name:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS):
+            return (
+                f"A name may not contain invisible or control characters "
+                f"(this one has U+{ord(char):04X}); type it again."
+            )
+    if all(char in _JOINERS or char.isspace() for char in name):
+        return "A name needs at least one visible character."
+    return None
+
+
+def checked_name(name: str) -> str:
+    """The name without surrounding spaces; BAD_NAME when `name_problem` finds one."""
+    problem = name_problem(name)
+    if problem:
+        raise ServiceError("BAD_NAME", problem)
+    return name.strip()

@@ -28,6 +28,7 @@ from app.service import (
 )
 from app.settings import get_settings
 
+from .fields import checked_name
 from .render import render_template
 from .screen import CSRF_COOKIE, CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
@@ -139,6 +140,7 @@ async def join(
     try:
         if not ship or not station:
             raise ServiceError("NO_STATION", "Tap the station you will crew.")
+        name = checked_name(name)  # the JSON API's rule too
         # A phone already seated here that joins again gets a second seat, as before; one that
         # is not gets its own tokens, so asking twice (a lost answer, a double tap, the browser
         # sending the form again) finds the seat the first try made.
@@ -149,7 +151,7 @@ async def join(
             game.id,
             ship,
             station,
-            name.strip(),
+            name,
             character or None,
             phone_tokens=() if holding else _phone_tokens(request, game.id),
         )
@@ -192,6 +194,7 @@ async def _again(
         code=game.join_code,
         csrf=token,
         error=error.message,
+        error_code=error.code,
         chosen={"seat": seat, "name": name, "character": character},
         **_choices(state),
     )
