@@ -40,8 +40,9 @@ type is listed on that endpoint.
 
 **Errors.** Every 4xx and 5xx body is `{"code": ..., "message": ...}`.
 
-**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per token, 10 commands a second with bursts
-of 20, and per address without a token 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
+**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per seat or GM token, 10 commands a second
+with bursts of 20; per address for everything else (no token, a token that opens nothing here,
+creating games and joining them) 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
 `Retry-After`).
 
 **Websockets.** `/ws/station/{id}`, `/ws/gm/{id}` (token as `Authorization: Bearer`, or
