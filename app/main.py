@@ -21,7 +21,7 @@ from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
-from app.web.limits import Limits, RateLimit, SocketLimit
+from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
@@ -95,6 +95,7 @@ def create_app(
 
     app = FastAPI(title="Bridge Crew", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
+    app.state.join_lookups = JoinLookups(current_limits)
     # The last added runs first: refuse cross-site posts, then callers that are too fast, then
     # bodies that are too big, before any route reads anything.
     app.add_middleware(BodyLimit, max_bytes=lambda: current_settings().max_body_bytes)

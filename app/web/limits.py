@@ -1,6 +1,6 @@
 """How much one caller may ask of the server: commands per second per seat or GM token (or per
-address for everyone else), and the size and pace of websocket frames. In memory, per process:
-a restart forgives everyone.
+address for everyone else), unknown join codes per address, and the size and pace of websocket
+frames. In memory, per process: a restart forgives everyone.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ class Limits:
     # venue may reach the server through one address.
     anonymous_rate: float = 5.0
     anonymous_burst: int = 40
+    # Unknown join codes per address: what guessing codes makes. A right code never counts, so
+    # a phone scanning again gets in at once; a room of players mistyping now and then stays
+    # well below this.
+    join_miss_rate: float = 0.2
+    join_miss_burst: int = 30
     # Clients say nothing over a websocket; anything more than a trickle is a fault or an attack.
     frame_rate: float = 20.0
     frame_burst: int = 60
@@ -65,6 +70,11 @@ class TokenBuckets:
             self._forget_idle(now)
         self._buckets[key] = (tokens - 1, now)
         return 0.0
+
+    def wait(self, key: str) -> float:
+        """What `take` would answer, taking nothing."""
+        tokens = self._tokens(key, self.clock())
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
 
     def _tokens(self, key: str, now: float) -> float:
         tokens, when = self._buckets.get(key, (float(self.burst), now))
@@ -185,6 +195,29 @@ class RateLimit:
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+class JoinLookups:
+    """Guessing join codes: each unknown code looked up costs the client's address one token of
+    its bucket, and an address with none left is refused every lookup, right codes included
+    (else a 200 among the 429s would still tell a guesser which code exists)."""
+
+    def __init__(self, limits: Callable[[], Limits]) -> None:
+        self.limits = limits
+        self._buckets: TokenBuckets | None = None
+
+    def buckets(self) -> TokenBuckets:
+        if self._buckets is None:  # built on first use: settings are read when the app starts
+            chosen = self.limits()
+            self._buckets = TokenBuckets(chosen.join_miss_rate, chosen.join_miss_burst)
+        return self._buckets
+
+    def wait(self, scope: Scope) -> float:
+        """0 when this address may look a code up, else the seconds until it may."""
+        return self.buckets().wait(client_address(scope))
+
+    def missed(self, scope: Scope) -> None:
+        self.buckets().take(client_address(scope))
 
 
 class SocketLimit:

@@ -1,9 +1,10 @@
-"""Abuse from one place: a client making up tokens or cookies to dodge the rate limit. Each
-client is told apart by its address, as a reverse proxy in front of the server reports it
-(X-Forwarded-For, read by uvicorn's own middleware)."""
+"""Abuse from one place: a client making up tokens or cookies to dodge the rate limit, and a
+client guessing join codes. Each client is told apart by its address, as a reverse proxy in
+front of the server reports it (X-Forwarded-For, read by uvicorn's own middleware)."""
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -12,11 +13,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.db.models import Game, Seat
 from app.main import create_app
+from app.service.games import JOIN_ALPHABET
 from app.settings import Settings
 from app.web.limits import Limits
 
@@ -25,8 +27,11 @@ STRICT = Limits(
     command_burst=3,
     anonymous_rate=0.01,
     anonymous_burst=3,
+    join_miss_rate=0.01,
+    join_miss_burst=5,
 )
 T = TypeVar("T")
+PAGE = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}  # what a browser sends
 
 
 class Venue:
@@ -72,6 +77,11 @@ def _venue(settings: Settings, limits: Limits | None) -> Iterator[Venue]:
 @pytest.fixture
 def venue(settings: Settings) -> Iterator[Venue]:
     yield from _venue(settings, STRICT)
+
+
+@pytest.fixture
+def venue_as_shipped(settings: Settings) -> Iterator[Venue]:
+    yield from _venue(settings, None)
 
 
 def junk() -> str:
@@ -196,3 +206,82 @@ def test_real_tokens_keep_their_own_allowance_but_cannot_mint_more(venue: Venue)
     cookie = {"Cookie": f"bc_seat_{game['game_id']}={seat.json()['seat_token']}"}
     phone = send("POST", f"/play/{game['game_id']}/pass", headers=cookie)
     assert phone.status_code == 403 and phone.json()["code"] == "BAD_CSRF"  # past the limiter
+
+
+# --- Finding 9: guessing join codes -----------------------------------------------------------
+
+
+def wrong_codes(right: str, how_many: int) -> list[str]:
+    """Different codes a guesser might try, none of them the game's."""
+    draw = random.Random(9)
+    codes: set[str] = set()
+    while len(codes) < how_many:
+        codes.add("".join(draw.choice(JOIN_ALPHABET) for _ in range(len(right))))
+        codes.discard(right)
+    return sorted(codes)
+
+
+def test_guessing_join_codes_is_refused_long_before_the_codes_run_out(
+    venue_as_shipped: Venue,
+) -> None:
+    """Finding 9, with the limits as shipped: a burst of wrong codes from one address meets 429
+    after a few dozen (of 32^6 codes); that address then learns nothing, not even from the right
+    code; another address gets in at once, and a phone may scan its right code again and again."""
+    venue = venue_as_shipped
+    game = venue.game()
+    code = game["join_code"]
+    guesser = venue.at("203.0.113.9")
+    statuses = [guesser("GET", f"/join/{guess}").status_code for guess in wrong_codes(code, 100)]
+    first = statuses.index(429)
+    assert first <= 40 and set(statuses[:first]) == {404}
+    assert set(statuses[first:]) == {429}
+    refused = guesser("GET", f"/join/{code}", headers=PAGE)
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    assert "text/html" in refused.headers["content-type"]
+    assert (
+        "Too many unknown game codes" in refused.text and 'data-code="RATE_LIMITED"' in refused.text
+    )
+    form = {"seat": "kestrel/pilot", "name": "Eve", "csrf": venue.client.cookies["bc_csrf"]}
+    posted = guesser("POST", f"/join/{code}", data=form)
+    assert posted.status_code == 429 and posted.json()["code"] == "RATE_LIMITED"
+    player = venue.at("198.51.100.20")
+    assert all(player("GET", f"/join/{code}").status_code == 200 for _ in range(40))
+
+
+def test_wrong_codes_posted_to_the_join_form_count_too(venue: Venue) -> None:
+    """Three wrong codes posted and two looked up use up this address's five misses."""
+    game = venue.game()
+    guesser = venue.at("203.0.113.10")
+    wrong = wrong_codes(game["join_code"], 5)
+    assert guesser("GET", "/join").status_code == 200  # the form, and its CSRF cookie
+    form = {"seat": "kestrel/pilot", "name": "Eve", "csrf": venue.client.cookies["bc_csrf"]}
+    for code in wrong[:3]:
+        posted = guesser("POST", f"/join/{code}", data=form, follow_redirects=False)
+        assert posted.status_code == 303 and posted.headers["location"] == f"/join/{code}"
+    assert [guesser("GET", f"/join/{code}").status_code for code in wrong[3:]] == [404, 404]
+    assert guesser("GET", f"/join/{game['join_code']}").status_code == 429
+
+
+def test_a_game_made_with_a_four_letter_code_still_opens_with_it(venue: Venue) -> None:
+    """Codes are six characters now (a billion, not a million); games made before keep their
+    four."""
+    game = venue.game()
+    assert len(game["join_code"]) == 6
+
+    async def shorten() -> None:
+        async with venue.app.state.session_factory() as session, session.begin():
+            await session.execute(
+                update(Game).where(Game.id == game["game_id"]).values(join_code="K7QF")
+            )
+
+    venue.run(shorten)
+    page = venue.at("198.51.100.21")("GET", "/join/k7qf")
+    assert page.status_code == 200 and "K7QF" in page.text
+
+
+@pytest.mark.parametrize("code", ["%00", "A" * 300, "K7Q\u202eF", "%F0%9F%9A%80"])
+def test_codes_that_cannot_be_codes_are_unknown_games(venue: Venue, code: str) -> None:
+    """A NUL or any text that cannot be a code gets the 'no such game' page, never a 4xx from
+    the database or a 500."""
+    answer = venue.at("198.51.100.22")("GET", f"/join/{code}")
+    assert answer.status_code == 404 and "There is no game with the code" in answer.text
