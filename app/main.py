@@ -22,6 +22,7 @@ from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
+from app.web.logs import redact_server_logs
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
@@ -71,6 +72,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redact_server_logs()
         chosen = current_settings()
         url = await asyncio.to_thread(database_url, chosen)  # may start the embedded server
         engine = create_engine(url)
