@@ -20,7 +20,8 @@ from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
-from app.web.limits import Limits, RateLimit, SocketLimit
+from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
+from app.web.logs import redact_server_logs
 from app.web.security import BrowserGuard
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
@@ -41,8 +42,9 @@ endpoint.
 
 **Errors.** Every 4xx and 5xx body is `{"code": ..., "message": ...}`.
 
-**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per token, 10 commands a second with bursts
-of 20, and per address without a token 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
+**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per seat or GM token, 10 commands a second
+with bursts of 20; per address for everything else (no token, a token that opens nothing here,
+creating games and joining them) 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
 `Retry-After`).
 
 **Websockets.** `/ws/station/{id}`, `/ws/gm/{id}` (token as `Authorization: Bearer`, or
@@ -71,6 +73,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redact_server_logs()
         chosen = current_settings()
         url = await asyncio.to_thread(database_url, chosen)  # may start the embedded server
         engine = create_engine(url)
@@ -95,6 +98,7 @@ def create_app(
 
     app = FastAPI(title="Bridge Crew", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
+    app.state.join_lookups = JoinLookups(current_limits)
     # The last added runs first: refuse cross-site posts, then callers that are too fast, then
     # bodies that are too big, before any route reads anything.
     app.add_middleware(BodyLimit, max_bytes=lambda: current_settings().max_body_bytes)

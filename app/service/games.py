@@ -65,8 +65,10 @@ async def create_game(
     rest, cards = stored_state(state)
     wanted = sorted(set(modules) - set(state["modules"]))
     for attempt in range(20):
-        # Four characters are easy to type; a crowded server falls back to six.
-        join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(4 if attempt < 10 else 6))
+        # Six characters: still quick to type off the projector, and with lookups of unknown
+        # codes limited per address (app/web/limits.py), far too many to guess. A crowded server
+        # falls back to eight. Games made with four keep them: codes are looked up as stored.
+        join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6 if attempt < 10 else 8))
         try:
             version = 0
             async with session_factory() as session, session.begin():

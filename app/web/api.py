@@ -7,14 +7,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import re
 import typing
 import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlalchemy import text
 
 from app import service
@@ -22,6 +21,7 @@ from app.content import load_catalogue
 from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
+from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.security import check_command_scope
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
@@ -45,25 +45,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (429, "Too many requests from this token or address (RATE_LIMITED)"),
     )
 }
-
-
-# NUL and other control characters (tab and newlines aside), and halves of UTF-16 pairs.
-UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
-
-
-def plain_text(value: Any) -> None:
-    """Refuse text no screen can show and PostgreSQL cannot store."""
-    if isinstance(value, str):
-        found = UNPRINTABLE.search(value)
-        if found:
-            raise ValueError(f"text may not contain the character U+{ord(found.group()):04X}")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            plain_text(key)
-            plain_text(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            plain_text(item)
 
 
 class PlainText(BaseModel):
@@ -138,8 +119,16 @@ class GameSummary(BaseModel):
 class NewSeat(PlainText):
     ship: str
     station: str
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=1, max_length=NAME_LENGTH)
     character: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _visible(cls, name: str) -> str:
+        problem = name_problem(name)  # the join form's rule too
+        if problem:
+            raise ValueError(problem)
+        return name
 
 
 class SeatCreated(BaseModel):

@@ -1,6 +1,8 @@
 """One error body for every 4xx and 5xx, `{code, message}`, and the request size limit.
 
-Phones show `message` as a toast; scripts branch on `code`.
+Phones show `message` as a toast; scripts branch on `code`. A browser opening or posting to a
+screen without htmx (a person, not a script) gets the same refusal as a page instead: JSON in
+a browser tab tells a player nothing, and the outage page reloads by itself.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.service import ServiceError
+from app.web.render import render_template
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +31,33 @@ CODES = {413: "TOO_LARGE", 401: "UNAUTHENTICATED", 403: "FORBIDDEN"}
 
 def error(status: int, code: str, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"code": code, "message": message}, status, headers=headers or None)
+
+
+TITLES = {403: "Not for this device", 404: "Not found", 429: "Too many tries"}
+RETRY_SECONDS = 3  # how soon the outage page reloads itself
+
+
+def wants_page(scope: Scope) -> bool:
+    """Whether a person's browser asked for a whole page: a screen's route (not the API),
+    opened or posted to without htmx, accepting HTML."""
+    if scope["type"] != "http" or scope["path"].startswith("/api/"):
+        return False
+    headers = Headers(scope=scope)
+    return "text/html" in headers.get("accept", "") and "hx-request" not in headers
+
+
+def refusal(scope: Scope, status: int, code: str, message: str, **headers: str) -> Response:
+    """The refusal as a page for a person's browser (`wants_page`), else as `{code, message}`.
+    A 503 page says the server is reconnecting and reloads itself until it answers again."""
+    if not wants_page(scope):
+        return error(status, code, message, **headers)
+    if status == 503:
+        html = render_template("unavailable.html", retry=RETRY_SECONDS, csrf="")
+    else:
+        title = TITLES.get(status, "Cannot do this")
+        html = render_template("error.html", title=title, message=message, code=code, csrf="")
+    headers.setdefault("Cache-Control", "no-store")
+    return HTMLResponse(html, status, headers=headers)
 
 
 def readable(exc: RequestValidationError) -> str:
@@ -41,42 +72,45 @@ def readable(exc: RequestValidationError) -> str:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    async def on_service_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_service_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ServiceError)
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
-        return error(exc.status, exc.code, exc.message, **headers)
+        return refusal(request.scope, exc.status, exc.code, exc.message, **headers)
 
-    async def on_validation_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return error(422, "BAD_REQUEST", readable(exc))
+        return refusal(request.scope, 422, "BAD_REQUEST", readable(exc))
 
-    async def on_http_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         known = exc.status_code in HTTPStatus._value2member_map_
         code = CODES.get(exc.status_code) or (
             HTTPStatus(exc.status_code).name if known else "HTTP_ERROR"
         )
         message = exc.detail if isinstance(exc.detail, str) else "The request was refused."
-        return error(exc.status_code, code, message, **(exc.headers or {}))
+        return refusal(request.scope, exc.status_code, code, message, **(exc.headers or {}))
 
-    async def on_database_down(_: Request, exc: Exception) -> JSONResponse:
+    async def on_database_down(request: Request, exc: Exception) -> Response:
         if bad_value(exc):
-            return on_bad_value(exc)
+            log.info("database refused a value: %s", exc)
+            return refusal(
+                request.scope,
+                400,
+                "BAD_VALUE",
+                "A value in this request cannot be stored; change it.",
+            )
         log.warning("database unavailable: %s", exc)
-        return error(
+        return refusal(
+            request.scope,
             503,
             "DATABASE_UNAVAILABLE",
             "The game's database is not answering; try again in a moment.",
             **{"Retry-After": "2"},
         )
 
-    async def on_crash(_: Request, exc: Exception) -> JSONResponse:
+    async def on_crash(request: Request, exc: Exception) -> Response:
         log.error("unhandled error", exc_info=exc)
-        return error(500, "INTERNAL", "Something went wrong on the server.")
-
-    def on_bad_value(exc: Exception) -> JSONResponse:
-        log.info("database refused a value: %s", exc)
-        return error(400, "BAD_VALUE", "A value in this request cannot be stored; change it.")
+        return refusal(request.scope, 500, "INTERNAL", "Something went wrong on the server.")
 
     handlers: dict[Any, Callable[[Request, Exception], Any]] = {
         ServiceError: on_service_error,
@@ -104,8 +138,13 @@ class BodyLimit:
             return
         limit = self.max_bytes()
         declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _too_large(limit)(scope, receive, send)
+        # bytes.isdigit() is ASCII only; the length check spares int() a 5000-digit number.
+        if (
+            declared is not None
+            and declared.isdigit()
+            and (len(declared) > 18 or int(declared) > limit)
+        ):
+            await _too_large(scope, limit)(scope, receive, send)
             return
         seen = 0
         started = False
@@ -128,7 +167,7 @@ class BodyLimit:
         except HTTPException as exc:  # raised outside FastAPI's routes (nothing else reads bodies)
             if started or exc.status_code != 413:
                 raise
-            await _too_large(limit)(scope, receive, send)
+            await _too_large(scope, limit)(scope, receive, send)
 
 
 def bad_value(exc: Exception) -> bool:
@@ -144,5 +183,5 @@ def too_large_message(limit: int) -> str:
     return f"A request may carry at most {limit} bytes."
 
 
-def _too_large(limit: int) -> JSONResponse:
-    return error(413, "TOO_LARGE", too_large_message(limit))
+def _too_large(scope: Scope, limit: int) -> Response:
+    return refusal(scope, 413, "TOO_LARGE", too_large_message(limit))

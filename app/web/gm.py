@@ -36,11 +36,18 @@ from app.service import (
 from app.service.commands import command_fields, game_key
 from app.service.seats import seen_recently
 
+from .fields import decimal_number, is_whole_number, plain_form_text, whole_number
 from .join import join_qr
 from .render import render_page, render_push, render_template
 from .screen import CsrfChecked, act, csrf_token, error_page, page, set_cookie, toast
 
 router = APIRouter(tags=["gm"])
+
+SEED_MAX = 2**63 - 1  # what create_game accepts
+# Bounds for reading the GM's numbers, not rules: the engine says what each field allows. No
+# field needs more than a million; a timestamp (ExpireDeadline's `at`) needs ten digits.
+GM_NUMBER_MAX = 1_000_000
+GM_DECIMAL_MAX = 1e12
 
 
 async def gm_only(request: Request, game_id: GameId, session_factory: SessionFactoryDep) -> None:
@@ -74,17 +81,6 @@ async def lobby(request: Request) -> Response:
     )
 
 
-def _chosen_seed(text: str) -> int | None:
-    """The lobby's seed field: empty for a secret one, else a number (G-TURN-3)."""
-    text = text.strip()
-    if not text:
-        return None
-    # ASCII digits only: int() would take "٣" and fail on "²", which str.isdigit lets through.
-    if not (text.isascii() and text.isdigit()) or len(text) > 19:
-        raise ServiceError("BAD_VALUE", "A seed is a whole number from 0 to 2^63 - 1.")
-    return int(text)
-
-
 @router.post("/gm")
 async def new_game(
     request: Request,
@@ -95,9 +91,8 @@ async def new_game(
     modules: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
     try:
-        game_id, _, gm_token = await create_game(
-            session_factory, scenario, _chosen_seed(seed), modules or ()
-        )
+        chosen = whole_number(seed, "A seed", 0, SEED_MAX) if seed.strip() else None
+        game_id, _, gm_token = await create_game(session_factory, scenario, chosen, modules or ())
     except ServiceError as error:
         token = csrf_token(request)
         scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
@@ -108,6 +103,7 @@ async def new_game(
                 modules=MODULES,
                 csrf=token,
                 error=error.message,
+                error_code=error.code,
             ),
             token,
             error.status,
@@ -162,6 +158,7 @@ async def gm_command(
     form = await request.form()
     try:
         data = command_from_form(form)
+        plain_form_text(data)
     except ServiceError as error:
         return toast(error)
     command_id = str(form.get("command_id") or "")
@@ -319,20 +316,14 @@ def _value(raw: Any, hint: Any, name: str) -> Any:
         for option in options:  # str | int: a number if it reads as one
             if option is bool and text.lower() in ("true", "false", "on", "off"):
                 return _value(text, bool, name)
-            if option is int and text.lstrip("-").isdigit():
-                return int(text)
+            if option is int and is_whole_number(text):
+                return _value(text, int, name)
         return text if str in options else _value(text, options[0], name)
+    label = name.replace("_", " ").capitalize()
     if hint is bool:
         return text.lower() in ("true", "on", "1", "yes")
     if hint is int:
-        if not text.lstrip("-").isdigit():
-            raise ServiceError(
-                "BAD_VALUE", f"{name.replace('_', ' ').capitalize()} must be a whole number."
-            )
-        return int(text)
+        return whole_number(text, label, -GM_NUMBER_MAX, GM_NUMBER_MAX)
     if hint is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ServiceError("BAD_VALUE", f"{name} must be a number.") from None
+        return decimal_number(text, label, -GM_DECIMAL_MAX, GM_DECIMAL_MAX)
     return text

@@ -7,6 +7,7 @@ reload, a phone that slept or a restarted server brings the player straight back
 from __future__ import annotations
 
 import ipaddress
+import math
 import secrets
 from typing import Any
 
@@ -27,8 +28,12 @@ from app.service import (
     phone_seat_tokens,
     seat_by_token,
 )
+from app.service.games import JOIN_ALPHABET
 from app.settings import get_settings
 
+from .errors import refusal
+from .fields import checked_name
+from .limits import JoinLookups
 from .render import render_template
 from .screen import CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
@@ -86,8 +91,41 @@ def _choices(state: dict[str, Any]) -> dict[str, Any]:
     return {"view": view, "ships": ships, "characters": characters}
 
 
-async def _game(session_factory: Any, code: str) -> GameInfo | None:
-    return await game_by_join_code(session_factory, code)
+class TooManyCodes(Exception):
+    def __init__(self, wait: float) -> None:
+        super().__init__(f"retry in {wait:.1f} s")
+        self.seconds = max(1, math.ceil(wait))
+
+
+async def _game(request: Request, session_factory: Any, code: str) -> GameInfo | None:
+    """The game with this join code, or None. Only unknown codes count against the address (see
+    JoinLookups); one that has tried too many is refused before anything is looked up."""
+    lookups: JoinLookups = request.app.state.join_lookups
+    wait = lookups.wait(request.scope)
+    if wait:
+        raise TooManyCodes(wait)
+    game = await game_by_join_code(session_factory, code) if _plausible(code) else None
+    if game is None:
+        lookups.missed(request.scope)
+    return game
+
+
+def _plausible(code: str) -> bool:
+    """Whether a code could be one at all (a code is typed in any case, with spaces): anything
+    else is unknown without asking the database."""
+    code = "".join(code.split()).upper()
+    return 4 <= len(code) <= 8 and all(char in JOIN_ALPHABET for char in code)
+
+
+def _too_many_codes(request: Request, refused: TooManyCodes) -> Response:
+    return refusal(
+        request.scope,
+        429,
+        "RATE_LIMITED",
+        "Too many unknown game codes were tried from this network. Wait "
+        f"{refused.seconds} s, then check the code on the projector and try again.",
+        **{"Retry-After": str(refused.seconds)},
+    )
 
 
 @router.get("/join", response_class=HTMLResponse)
@@ -104,7 +142,10 @@ async def join_page(
     request: Request, code: str, session_factory: SessionFactoryDep, error: str | None = None
 ) -> Response:
     token = csrf_token(request)
-    game = await _game(session_factory, code)
+    try:
+        game = await _game(request, session_factory, code)
+    except TooManyCodes as refused:
+        return _too_many_codes(request, refused)
     if game is None:
         html = render_template(
             "join.html",
@@ -138,13 +179,17 @@ async def join(
     name: str = Form(""),
     character: str = Form(""),
 ) -> Response:
-    game = await _game(session_factory, code)
+    try:
+        game = await _game(request, session_factory, code)
+    except TooManyCodes as refused:
+        return _too_many_codes(request, refused)
     if game is None:
         return RedirectResponse(f"/join/{code}", status_code=303)
     ship, _, station = seat.partition("/")
     try:
         if not ship or not station:
             raise ServiceError("NO_STATION", "Tap the station you will crew.")
+        name = checked_name(name)  # the JSON API's rule too
         # A phone already seated here that joins again gets a second seat, as before; one that
         # is not gets its own tokens, so asking twice (a lost answer, a double tap, the browser
         # sending the form again) finds the seat the first try made.
@@ -155,7 +200,7 @@ async def join(
             game.id,
             ship,
             station,
-            name.strip(),
+            name,
             character or None,
             phone_tokens=() if holding else _phone_tokens(request, game.id),
         )
@@ -210,6 +255,7 @@ async def _again(
         code=game.join_code,
         csrf=token,
         error=error.message,
+        error_code=error.code,
         chosen={"seat": seat, "name": name, "character": character},
         **_choices(state),
     )

@@ -12,10 +12,15 @@ from app.rules import Actor
 from app.service import SeatInfo, ServiceError, current_view, game_info, revoke_seat
 from app.service.commands import game_key
 
+from .fields import plain_form_text, whole_number
 from .render import render_page, render_push
 from .screen import CsrfChecked, act, csrf_token, error_page, page, toast
 
 router = APIRouter(tags=["station"])
+
+# Far past any map (at most 100 squares a side) or any hit: bounds for reading, not rules.
+MAP_MAX = 999
+POINTS_MAX = 999
 
 
 async def _seat(
@@ -92,10 +97,12 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
     if data["action"] in ("repair", "command") and form.get("target_station"):
         data["target_station"] = str(form.get("target_station"))
     if data["action"] == "manoeuvre" and form.get("dest"):
-        x, _, y = str(form.get("dest")).partition(",")
-        if not (x.isdigit() and y.isdigit()):
+        x, comma, y = str(form.get("dest")).partition(",")
+        if not comma:
             raise ServiceError("BAD_COMMAND", "Tap a square on the map.")
-        data["x"], data["y"] = int(x), int(y)
+        # The engine says whether the square is on this map; this only reads the numbers.
+        data["x"] = whole_number(x, "A square's column", 0, MAP_MAX)
+        data["y"] = whole_number(y, "A square's row", 0, MAP_MAX)
     if data["action"] in ("shields_up", "shields_down"):
         data["cards"] = []  # costs no cards, whatever is still selected
     return data
@@ -110,6 +117,7 @@ async def _seat_action(
     form = await request.form()
     try:
         data = build(seat, form)
+        plain_form_text(data)
     except ServiceError as error:
         return toast(error)
     command_id = str(form.get("command_id") or "")
@@ -159,10 +167,9 @@ def allocation_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
     allocations: dict[str, int] = {}
     for name, value in form.multi_items():
         if name.startswith("alloc_") and str(value).strip():
-            if not str(value).strip().isdigit():
-                raise ServiceError("BAD_ALLOCATION", "Divert whole points of damage.")
-            if int(value):
-                allocations[name.removeprefix("alloc_")] = int(value)
+            points = whole_number(value, "Damage diverted to a station", 0, POINTS_MAX)
+            if points:
+                allocations[name.removeprefix("alloc_")] = points
     return {"type": "AllocateDamage", "ship": seat.ship, "allocations": allocations}
 
 

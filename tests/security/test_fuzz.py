@@ -154,10 +154,10 @@ def test_what_postgresql_cannot_store_is_refused_as_the_callers_mistake(
         client.post(f"{base}/commands", content=half_a_pair, headers=json_body).status_code == 422
     )
     assert client.get(f"{base}/events", params={"after": 2**40}).status_code == 422
-    # The phone's join form has no model to check it: the database's refusal becomes a 400.
+    # The phone's join form checks names as the API does (tests/security/test_names.py).
     client.get(f"/join/{world.join_code}")
     joined = client.post(
         f"/join/{world.join_code}",
         data={"seat": "kestrel/comms", "name": "a\0b", "csrf": client.cookies["bc_csrf"]},
     )
-    assert joined.status_code == 400 and joined.json()["code"] == "BAD_VALUE"
+    assert joined.status_code == 400 and 'data-code="BAD_NAME"' in joined.text

@@ -50,7 +50,7 @@ async def test_command_stores_state_events_and_itself_in_one_version(
     assert [e["type"] for e in result.events] == ["MessageSent"]
     game = await stored(session_factory, game_id)
     assert game.version == 1 and game.state["messages"][-1]["text"] == "Hail"
-    assert len(join_code) == 4
+    assert len(join_code) == 6
     assert await count(session_factory, Event, game_id) == 1
     async with session_factory() as session:
         applied = await session.get(AppliedCommand, (game_id, "gm", "c1"))

@@ -1,0 +1,110 @@
+"""What people may type: numbers from forms, names, and plain text anywhere.
+
+One parser each, used by every route, so a form field and the JSON API refuse the same things
+with the same code and sentence. Refusals are `ServiceError`s: a screen shows them as a toast or
+on its page, the API as `{code, message}`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from typing import Any
+
+from app.service import ServiceError
+
+# ASCII digits only: str.isdigit() also accepts '²' and '٣', which int() refuses or reads as
+# another number. The lengths stop a 5000-digit number before int() has to read it.
+_WHOLE = re.compile(r"[+-]?[0-9]{1,19}")
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,15}(\.[0-9]{1,9})?")
+
+
+def whole_number(raw: Any, label: str, low: int, high: int) -> int:
+    """A whole number typed into a form, from `low` to `high`; BAD_VALUE otherwise.
+    A sign is accepted, so a negative number gets the range in its refusal."""
+    text = str(raw).strip()
+    if _WHOLE.fullmatch(text):
+        value = int(text)
+        if low <= value <= high:
+            return value
+    raise ServiceError("BAD_VALUE", f"{label} must be a whole number from {low} to {high}.")
+
+
+def is_whole_number(raw: Any) -> bool:
+    """Whether text reads as a whole number at all (for fields that take a number or a word)."""
+    return _WHOLE.fullmatch(str(raw).strip()) is not None
+
+
+def decimal_number(raw: Any, label: str, low: float, high: float) -> float:
+    """A number with an optional decimal point, from `low` to `high`; no exponents, no 'nan'."""
+    text = str(raw).strip()
+    if _DECIMAL.fullmatch(text):
+        value = float(text)
+        if math.isfinite(value) and low <= value <= high:
+            return value
+    raise ServiceError("BAD_VALUE", f"{label} must be a number from {low:g} to {high:g}.")
+
+
+# --- Text -----------------------------------------------------------------------------------------
+
+# NUL and other control characters (tab and newlines aside), and halves of UTF-16 pairs.
+UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def plain_text(value: Any) -> None:
+    """Refuse text no screen can show and PostgreSQL cannot store, in strings, lists and dicts
+    (keys too)."""
+    if isinstance(value, str):
+        found = UNPRINTABLE.search(value)
+        if found:
+            raise ValueError(f"text may not contain the character U+{ord(found.group()):04X}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            plain_text(key)
+            plain_text(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            plain_text(item)
+
+
+def plain_form_text(data: Any) -> None:
+    """`plain_text` for what a form built: the same rule, as the screens' BAD_VALUE refusal."""
+    try:
+        plain_text(data)
+    except ValueError as problem:
+        message = f"This form holds text that cannot be shown: {problem}."
+        raise ServiceError("BAD_VALUE", message) from None
+
+
+NAME_LENGTH = 40
+# Joiners stay: emoji sequences and several scripts need them between visible letters.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a player's name cannot be shown to the crew as typed, or None. Names are one line of
+    visible text: no control characters, and no invisible format characters such as the bidi
+    overrides and isolates (U+202E turns "Ann" into "nnA" on every screen after it) or zero-width
+    spaces (two names that look alike)."""
+    name = name.strip()
+    if not 1 <= len(name) <= NAME_LENGTH:
+        return f"A name is 1 to {NAME_LENGTH} characters."
+    for char in name:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS):
+            return (
+                f"A name may not contain invisible or control characters "
+                f"(this one has U+{ord(char):04X}); type it again."
+            )
+    if all(char in _JOINERS or char.isspace() for char in name):
+        return "A name needs at least one visible character."
+    return None
+
+
+def checked_name(name: str) -> str:
+    """The name without surrounding spaces; BAD_NAME when `name_problem` finds one."""
+    problem = name_problem(name)
+    if problem:
+        raise ServiceError("BAD_NAME", problem)
+    return name.strip()
