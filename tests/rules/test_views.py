@@ -136,7 +136,7 @@ def test_g_turn_3_no_view_and_no_event_shows_the_dice_key() -> None:
     shown: list[Any] = [gm_view(state), display_view(state)]
     shown += [station_view(state, seat_of(*seat)) for seat in (A, B)]
     for viewer in ("gm", "display", ("seat", seat_of(*A))):
-        shown += [event_view(state, event, viewer) for event in events + more]
+        shown += [event_view(event, viewer) for event in events + more]
     text = json.dumps(shown)
     assert not [key for key in keys if key in text]
 
