@@ -137,7 +137,10 @@ def test_a_lobby_seed_that_is_not_a_number_is_refused_not_ignored(client: TestCl
             follow_redirects=False,
         )
         assert answer.status_code == 400, typed
-        assert "A seed is a whole number" in answer.text
+        assert (
+            'data-code="BAD_VALUE"' in answer.text
+            and "A seed must be a whole number" in answer.text
+        )
     game_id, _ = new_game(client)  # seed "7"
     assert rng.chosen(7)["key"] not in client.get(f"/gm/{game_id}").text
 
