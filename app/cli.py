@@ -36,7 +36,7 @@ def serve(
     """Start the database, migrate it, make sure a demo game exists, then serve."""
     import uvicorn
 
-    from app.web.wsprotocol import WS_PROTOCOL
+    from app.web.serving import server_options
 
     settings = get_settings()
     port = port or settings.port
@@ -44,14 +44,7 @@ def serve(
     links = call_service("ensure_demo_game")
     typer.echo(format_urls(base_url(settings, port), links))
     uvicorn.run(
-        "app.main:app",
-        host=settings.host,
-        port=port,
-        workers=workers,
-        ws_max_size=settings.ws_max_frame_bytes,
-        ws=WS_PROTOCOL,  # permessage-deflate without per-socket zlib state
-        # Phones keep websockets open; without this, Ctrl-C waits for every phone to leave.
-        timeout_graceful_shutdown=5,
+        "app.main:app", host=settings.host, port=port, workers=workers, **server_options(settings)
     )
 
 
