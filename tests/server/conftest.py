@@ -17,7 +17,7 @@ from app.db.session import plain_dsn
 from app.main import create_app
 from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
-from app.web.serving import server_options
+from app.web.wsprotocol import WS_PROTOCOL
 
 
 @pytest.fixture
@@ -93,12 +93,7 @@ class LiveServer:
     def __init__(self, settings: Settings, heartbeat_seconds: float = 15.0) -> None:
         self.app = create_app(settings, heartbeat_seconds=heartbeat_seconds)
         config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=0,
-            log_level="warning",
-            lifespan="on",
-            **server_options(settings),
+            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws=WS_PROTOCOL
         )
         self.server = uvicorn.Server(config)
         self.task: asyncio.Task[None] | None = None
