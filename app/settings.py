@@ -25,7 +25,18 @@ class Settings(BaseSettings):
     public_base_url: str | None = None
     # A phone sends small forms; anything bigger is a mistake or an attack.
     max_body_bytes: int = 64 * 1024
+    # A request's first line and headers (h11 counts them while they are incomplete; see
+    # app.web.serving). Browsers send 1-2 KB; the cookies of many games fit easily.
+    max_header_bytes: int = 32 * 1024
+    # A request's first line and headers must arrive within this, counted from the connection's
+    # opening or the request's first byte: a client that trickles them (slowloris) is cut off.
+    # Generous, because phones on venue Wi-Fi lose and resend packets.
+    header_timeout_s: float = 20.0
     ws_max_frame_bytes: int = 64 * 1024
+    # Frames a websocket client may send, per second and at once after a quiet spell; pings count
+    # (in their own bucket). Clients say nothing but a rare ping, so this is only ever a flood.
+    ws_frame_rate: float = 20.0
+    ws_frame_burst: int = 60
     # Commands per second (and burst) per seat or GM token, and per address for callers without
     # one: a stuck button or a curious player cannot flood a game. Per process.
     command_rate: float = 10.0

@@ -4,6 +4,10 @@ pgserver starts postgres through pg_ctl, so postgres outlives a Python process t
 and a server may already be running on the data dir when we start. It also trusts any live process
 whose pid is in postmaster.pid. So before handing over to pgserver we check what is really there:
 a server that answers is reused; a dead or unanswering one is cleaned away and started afresh.
+
+pgserver has no public way to do this: the code below shares its inter-process lock, empties its
+cache of servers, and reads its list of users and its postmaster.pid parser. Those are private,
+so tests/test_private_apis.py pins the version they were read from and exercises each of them.
 """
 
 import logging

@@ -7,7 +7,16 @@ it, so an idle socket holds none. The price is a little ratio on repeated conten
 whole HTML panels, which compress well on their own. RFC 7692 lets a server ask this of any
 client that offers the extension, and every browser does.
 
-Run uvicorn with `--ws app.web.wsprotocol:CompactDeflateProtocol` (`bridgecrew serve` does).
+Pings get the care uvicorn does not give them. It answers every ping at once, whatever the pace and
+whether or not the peer reads: one client that sent pings and never read grew the server by 170 MB
+in 10 s. Here pings have a pace like other frames (too fast: closed with 1008), and while the
+transport's buffer is over its high-water mark only the latest pong waits for it to drain, which
+RFC 6455 (5.5.3) allows.
+
+uvicorn has no public hook for either (its only deflate setting is on/off), so this subclasses its
+websockets-sansio protocol; tests/test_private_apis.py fails loudly when uvicorn's version changes.
+`bridgecrew serve` passes it with the settings' limits (app.web.serving);
+`--ws app.web.wsprotocol:CompactDeflateProtocol` gives it with the default ones.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from typing import Any
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.server import ServerProtocol
+
+from app.web.limits import CLOSE_POLICY, Limits, TokenBuckets
 
 WS_PROTOCOL = "app.web.wsprotocol:CompactDeflateProtocol"
 WINDOW_BITS = 12  # uvicorn's own choice: 4 KB of history is plenty within one message
@@ -40,7 +51,13 @@ def deflate_factory() -> ServerPerMessageDeflateFactory:
 
 
 class CompactDeflateProtocol(WebSocketsSansIOProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        ping_rate: float = Limits.frame_rate,
+        ping_burst: int = Limits.frame_burst,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         if self.config.ws_per_message_deflate:
             self.conn = ServerProtocol(
@@ -48,3 +65,32 @@ class CompactDeflateProtocol(WebSocketsSansIOProtocol):
                 max_size=self.config.ws_max_size,
                 logger=logging.getLogger("uvicorn.error"),
             )
+        self.pings = TokenBuckets(ping_rate, ping_burst)
+        self.waiting_pong = b""
+
+    def handle_ping(self) -> None:
+        # The sans-I/O connection has queued the pong already; nothing else is queued, because
+        # uvicorn sends everything else as soon as it makes it.
+        pongs = self.conn.data_to_send()
+        if self.pings.take("ping"):
+            self.refuse(CLOSE_POLICY, "RATE_LIMITED: too many pings")
+        elif self.writable.is_set():
+            self.transport.write(b"".join(pongs))
+        elif pongs:
+            self.waiting_pong = pongs[-1]
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.waiting_pong and not self.transport.is_closing():
+            self.transport.write(self.waiting_pong)
+        self.waiting_pong = b""
+
+    def refuse(self, code: int, reason: str) -> None:
+        """Close the socket from here, as uvicorn does when a keepalive ping goes unanswered; the
+        app then receives websocket.disconnect."""
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.conn.fail(code, reason)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from app.main import create_app
 from app.settings import Settings
 from app.web import display, gm, join, station
-from app.web.wsprotocol import WS_PROTOCOL
+from app.web.serving import server_options
 
 
 def build_app(settings: Settings) -> FastAPI:
@@ -30,14 +30,8 @@ def build_app(settings: Settings) -> FastAPI:
 def main() -> None:
     port, url, data_dir = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
     settings = Settings(database_url=url, data_dir=data_dir, host="127.0.0.1", port=port)
-    uvicorn.run(
-        build_app(settings),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        timeout_graceful_shutdown=2,
-        ws=WS_PROTOCOL,
-    )
+    options = {**server_options(settings), "timeout_graceful_shutdown": 2}
+    uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning", **options)
 
 
 if __name__ == "__main__":

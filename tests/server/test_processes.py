@@ -3,10 +3,6 @@ other, and a server SIGKILLed mid-game loses nothing, replays to the same state,
 deadline that passed while it was down exactly once."""
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -22,67 +18,9 @@ from websockets.asyncio.client import connect
 from app.db.models import AppliedCommand, Event, Game
 from app.rules import display_view
 from app.service import replay_state
-from tests.processes import uvicorn_command
+from tests.processes import Server
 
 from .conftest import next_message
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Server:
-    """One `uvicorn app.main:app` process on DATABASE_URL, as `bridgecrew serve` runs it."""
-
-    def __init__(self, db_url: str, data_dir: Path, name: str) -> None:
-        self.port = free_port()
-        self.log = data_dir / f"{name}.log"
-        env = {**os.environ, "DATABASE_URL": db_url, "BRIDGECREW_DATA_DIR": str(data_dir)}
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                uvicorn_command(self.port),
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    async def ready(self, within: float = 30) -> "Server":
-        deadline = time.monotonic() + within
-        async with httpx.AsyncClient(base_url=self.http) as http:
-            while time.monotonic() < deadline:
-                assert self.process.poll() is None, self.log.read_text()
-                try:
-                    if (await http.get("/healthz")).status_code == 200:
-                        return self
-                except httpx.TransportError:
-                    pass
-                await asyncio.sleep(0.1)
-        raise AssertionError(f"server did not start:\n{self.log.read_text()}")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @pytest.fixture
