@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url
-from app.live import HEARTBEAT_SECONDS, Hub
+from app.live import Hub
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, station, ws
@@ -59,7 +59,7 @@ frames with 1008. A page on another site is refused (1008 `CROSS_SITE`), as is a
 def create_app(
     settings: Settings | None = None,
     *,
-    heartbeat_seconds: float = HEARTBEAT_SECONDS,
+    heartbeat_seconds: float | None = None,
     limits: Limits | None = None,
 ) -> FastAPI:
     """Settings are read when the app starts, not when it is built, so importing has no effects.
@@ -78,12 +78,14 @@ def create_app(
         url = await asyncio.to_thread(database_url, chosen)  # may start the embedded server
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
-        hub = Hub(session_factory, url, heartbeat_seconds)
+        heartbeat = heartbeat_seconds or chosen.heartbeat_s
+        hub = Hub(session_factory, url, heartbeat)
         sweeper = DeadlineSweeper(session_factory)
         seat_watch = ws.SeatWatch(session_factory)
         app.state.settings = chosen
         app.state.session_factory = session_factory
         app.state.hub = hub
+        app.state.heartbeat_s = heartbeat  # pages render it: their watchdog counts in heartbeats
         app.state.seat_watch = seat_watch
         await hub.start()
         await seat_watch.start()

@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     # Generous, because phones on venue Wi-Fi lose and resend packets.
     header_timeout_s: float = 20.0
     ws_max_frame_bytes: int = 64 * 1024
+    # Every open websocket gets a heartbeat this often (app.live), to keep venue proxies and phone
+    # radios from idling it out. Pages read it too: a page that hears nothing for a few heartbeats'
+    # worth takes its socket for dead and reconnects (static/js/app.js).
+    heartbeat_s: float = Field(default=15.0, gt=0)
     # Frames a websocket client may send, per second and at once after a quiet spell; pings count
     # (in their own bucket). Clients say nothing but a rare ping, so this is only ever a flood.
     ws_frame_rate: float = 20.0

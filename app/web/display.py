@@ -33,6 +33,7 @@ async def display_page(
         game_id=str(key),
         csrf=token,
         version=version,
+        heartbeat_s=request.app.state.heartbeat_s,
         **join_qr(request, info.join_code),
     )
     return page(html, token)

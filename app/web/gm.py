@@ -137,7 +137,10 @@ async def dashboard(
         return error_page(request, error)
     csrf = csrf_token(request)
     qr = join_qr(request, info.join_code)
-    html = render_page("gm", view, game_id=str(key), csrf=csrf, version=version, **qr)
+    heartbeat = request.app.state.heartbeat_s
+    html = render_page(
+        "gm", view, game_id=str(key), csrf=csrf, version=version, heartbeat_s=heartbeat, **qr
+    )
     return page(html, csrf)
 
 

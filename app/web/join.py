@@ -76,7 +76,8 @@ def join_qr(request: Request, code: str) -> dict[str, Any]:
 
 
 def _choices(state: dict[str, Any]) -> dict[str, Any]:
-    """Player ships with their stations, and the characters nobody has taken (none dead)."""
+    """Player ships with their stations, the characters nobody has taken (none dead), and whether
+    every station is crewed."""
     view = display_view(state)
     ships = [s for s in view["ships"] if s["crew"] == "players" and not s["destroyed"]]
     taken = {st["character"] for s in view["ships"] for st in s["stations"] if st["character"]}
@@ -88,7 +89,9 @@ def _choices(state: dict[str, Any]) -> dict[str, Any]:
         and ch.id not in taken
         and state["characters"][ch.id]["status"] != "dead"
     ]
-    return {"view": view, "ships": ships, "characters": characters}
+    # Every station taken: the page offers the projector's view to watch from instead of a form.
+    full = bool(ships) and all(st["crew"] for s in ships for st in s["stations"])
+    return {"view": view, "ships": ships, "characters": characters, "full": full}
 
 
 class TooManyCodes(Exception):

@@ -53,7 +53,14 @@ async def station_page(
     except ServiceError as error:
         return error_page(request, error)
     token = csrf_token(request)
-    html = render_page("station", view, game_id=str(key), csrf=token, version=version)
+    html = render_page(
+        "station",
+        view,
+        game_id=str(key),
+        csrf=token,
+        version=version,
+        heartbeat_s=request.app.state.heartbeat_s,
+    )
     return page(html, token)
 
 

@@ -332,19 +332,22 @@
   var retries = 0;
   var bannerTimer = null;
   var hiddenAt = null;
-  function banner(show) {
+  function banner(show, now) {
     var el = document.getElementById("offline");
     if (!el) return;
     clearTimeout(bannerTimer);
-    if (show) bannerTimer = setTimeout(function () { el.hidden = false; }, 1200);
+    if (show) bannerTimer = setTimeout(function () { el.hidden = false; }, now ? 0 : 1200);
     else el.hidden = true;
   }
+  var heardAt = Date.now();  // the last message (heartbeats included) or the last (re)connect
   body.addEventListener("htmx:wsOpen", function (e) {
     socket = e.detail.event.target;
     wrapper = e.detail.socketWrapper;
     retries = 0;
+    heardAt = Date.now();
     banner(false);
   });
+  body.addEventListener("htmx:wsBeforeMessage", function () { heardAt = Date.now(); });
   body.addEventListener("htmx:wsClose", function (e) {
     wrapper = e.detail.socketWrapper;
     var closed = e.detail.event.target;
@@ -368,8 +371,29 @@
   function resync() {
     // A phone that slept may hold a dead socket that never said goodbye: open a fresh one (the
     // server pushes every panel on connect) and fetch the panels over HTTP in case that is slow.
-    if (wrapper) { socket = null; wrapper.reconnect(); }
+    heardAt = Date.now();
+    if (wrapper) {
+      // The dead socket's close may come a minute later as 1006, which would make htmx-ext-ws
+      // reopen (and so close) the fresh one: it no longer gets a say.
+      if (socket) { socket.onclose = null; socket.onerror = null; }
+      socket = null;
+      wrapper.reconnect();
+    }
     if (document.querySelector("base")) htmx.ajax("GET", "panels", { source: body, swap: "none" });
+  }
+  // The watchdog. A connection lost without a close (a Wi-Fi hand-over, a router that forgot it)
+  // leaves the socket open and silent: no close, no offline event, the old turn on screen for
+  // minutes. The server sends a heartbeat every data-heartbeat seconds (15 by default, see
+  // app/settings.py), so three heartbeats' worth of silence (45 s) means the socket is dead.
+  var heartbeat = Number(body.dataset.heartbeat) || 0;
+  if (heartbeat > 0) {
+    setInterval(function () {
+      // Only an open socket: a closed one is already being retried (htmx:wsClose), and a hidden
+      // page is resynced when it is shown again (visibilitychange).
+      if (!socket || document.hidden || Date.now() - heardAt < 3 * heartbeat * 1000) return;
+      banner(true, true);
+      resync();
+    }, Math.min(1000, heartbeat * 250));
   }
   document.addEventListener("visibilitychange", function () {
     if (document.hidden) { hiddenAt = Date.now(); return; }
