@@ -698,7 +698,9 @@ class Game:
         self.unsure: Planned | None = None
         self.resent = 0  # sends of a command again, with its command_id, after a lost answer
         self.replanned = 0  # times a timer expired under the plan, which was made again
-        self.stopped = ""  # why no more commands go to this game (a refusal not explained)
+        # Why no more commands go to this game: "refused" (a refusal no timer explains) or
+        # "unanswered" (the run ended with its last command's answer still lost).
+        self.stopped = ""
 
     def arrived(self, index: int, at: float, message: bytes) -> None:
         self.bytes[index] += len(message)
@@ -890,7 +892,8 @@ class Run:
 
         def finished(game: Game) -> None:
             game.busy = False
-            if game.backlog and game.next < len(game.plan):
+            # past the hard stop a new command would only be cut off: not one more unsure
+            if game.backlog and game.next < len(game.plan) and loop.time() < self.hard_stop:
                 launch(game, game.backlog.popleft())
 
         self._finished = finished
@@ -964,7 +967,7 @@ class Run:
             ),
             resent=sum(g.resent for g in games),
             replanned=sum(g.replanned for g in games),
-            stopped=sum(1 for g in games if g.stopped),
+            stopped=sum(1 for g in games if g.stopped == "refused"),
         )
         if not real:
             return result
@@ -1095,6 +1098,8 @@ class Run:
         elif real and 400 <= status < 500 and status != 429:
             game.unsure = None  # refused, so not applied; why is read back from the server
             await self._resync(game, pools[game.command_port])
+        elif real:  # no answer by the end of the run: nothing may follow it (it could overtake)
+            self._stop(game, "unanswered")
         if status == 200 and game.expect and len(game.arrivals) < len(game.expect):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(game.all_in), PUSH_TIMEOUT)
@@ -1153,7 +1158,10 @@ class Run:
                 game.plan = game.plan[:refused] + mirror.plan(len(game.plan) - refused)
                 game.next = refused
                 return
-        game.stopped = "refused"
+        self._stop(game, "refused")
+
+    def _stop(self, game: Game, why: str) -> None:
+        game.stopped = why
         game.next = len(game.plan)
         game.backlog.clear()
 
