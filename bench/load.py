@@ -70,10 +70,12 @@ from app.service.games import view_for  # noqa: E402
 from app.web.wsprotocol import WS_PROTOCOL  # noqa: E402
 
 GM = -1  # the actor index of the GM; 0..3 are the seats
+SYSTEM = -2  # the server's own sweeper: a timer that expired between two of a game's commands
 AUDIENCES = ("station", "station", "station", "station", "gm", "display")  # a game's six sockets
 HEARTBEAT = b"<!-- heartbeat -->"
 PUSH_TIMEOUT = 5.0  # an expected push not there by then is missed
 HARD_GRACE = 30.0  # the run stops this long after its schedule ends, whatever is in flight
+RESEND_PAUSE = 0.5  # before a command whose answer was lost (or was 429/5xx) goes again
 
 
 # --- Processes -----------------------------------------------------------------------------------
@@ -265,28 +267,33 @@ class ServerProcess:
 
 
 class PostgresCpu:
-    """CPU of the embedded PostgreSQL (postmaster and its backends) over a window."""
+    """CPU of the embedded PostgreSQL (postmaster and its backends) over a window, including
+    backends that exit inside it (the pool closes connections; a backend lives as long as its
+    connection). Each process's CPU is in its own times while it lives and, once it has exited and
+    its parent (the postmaster) has reaped it, in the parent's `children_user`/`children_system`
+    (the kernel's cutime/cstime). So the sum over the live tree of both is cumulative: a backend
+    that exits mid-window moves from one term to the other without loss, and one that lived only
+    inside the window is counted whole. Summing live backends alone missed every exited one."""
 
     def __init__(self, postmaster_pid: int | None) -> None:
         self.root = psutil.Process(postmaster_pid) if postmaster_pid else None
-        self.start: dict[int, float] = {}
+        self.start = 0.0
 
-    def _sample(self) -> dict[int, float]:
+    def _total(self) -> float:
         if self.root is None:
-            return {}
-        found: dict[int, float] = {}
+            return 0.0
+        total = 0.0
         for process in [self.root, *self.root.children(recursive=True)]:
-            with contextlib.suppress(psutil.Error):
-                times = process.cpu_times()
-                found[process.pid] = times.user + times.system
-        return found
+            with contextlib.suppress(psutil.Error):  # it exited meanwhile: its parent has it
+                t = process.cpu_times()
+                total += t.user + t.system + t.children_user + t.children_system
+        return total
 
     def begin(self) -> None:
-        self.start = self._sample()
+        self.start = self._total()
 
     def seconds(self) -> float:
-        end = self._sample()
-        return sum(end[pid] - self.start.get(pid, 0.0) for pid in end)
+        return self._total() - self.start
 
 
 # --- Clients -------------------------------------------------------------------------------------
@@ -543,6 +550,35 @@ class Mirror:
         self.state = canonical(state)
         self.version += 1
 
+    def replay(self, steps: list[Planned]) -> None:
+        """Apply what the server applied, in its order (views are left for `look`)."""
+        for step in steps:
+            if step.actor == SYSTEM:
+                self.expire()
+            else:
+                who = Actor.gm() if step.actor == GM else Actor.for_seat(self.seats[step.actor])
+                self._apply(parse_command(step.data, who, time.time()))
+
+    def expire(self) -> None:
+        """The sweeper's ExpireDeadline for the timer that is running, as the server applies it."""
+        deadline = self.state["deadline"]
+        data = {"type": "ExpireDeadline", "kind": deadline["kind"], "at": deadline["at"]}
+        self._apply(parse_command(data, Actor.system(), deadline["at"]))
+
+    def expiries(self, count: int) -> bool:
+        """Expire `count` timers in a row, as the sweeper does while nobody sends a command (an
+        expired turn can open Engineering's allocation window, which expires in turn); False if
+        no timer was left to expire."""
+        for _ in range(count):
+            if self.state["deadline"] is None:
+                return False
+            self.expire()
+        return True
+
+    def look(self) -> None:
+        """Each viewer's screen now: what `plan` compares the next command's result with."""
+        self.views = self._views()
+
     def plan(self, count: int) -> list[Planned]:
         out = []
         for _ in range(count):
@@ -655,6 +691,16 @@ class Game:
         self.bytes: list[int] = [0] * len(AUDIENCES)
         self.messages: list[int] = [0] * len(AUDIENCES)
         self.sample_text: dict[str, bytes] = {}
+        # What the server has applied, as far as its answers tell: every command answered 200
+        # and every expiry of a timer found between two of them, in order. The command whose
+        # answer never came (the run stopped first) may or may not be applied: `unsure`.
+        self.history: list[Planned] = []
+        self.unsure: Planned | None = None
+        self.resent = 0  # sends of a command again, with its command_id, after a lost answer
+        self.replanned = 0  # times a timer expired under the plan, which was made again
+        # Why no more commands go to this game: "refused" (a refusal no timer explains) or
+        # "unanswered" (the run ended with its last command's answer still lost).
+        self.stopped = ""
 
     def arrived(self, index: int, at: float, message: bytes) -> None:
         self.bytes[index] += len(message)
@@ -697,6 +743,9 @@ class Result:
     late: int
     window: tuple[float, float] = (0.0, 0.0)  # loop time
     completions: int = 0  # commands whose last push landed inside the window
+    resent: int = 0
+    replanned: int = 0
+    stopped: int = 0
 
 
 class Run:
@@ -755,7 +804,7 @@ class Run:
     ) -> tuple[Result, dict[str, bytes]] | Result:
         args = self.args
         connections = args.connections or min(256, args.games)  # a phone never waits for a socket
-        pools = {s.port: HttpPool(s.port, connections) for s in servers}
+        pools = {s.port: HttpPool(s.port, connections, timeout=args.post_timeout) for s in servers}
         first = servers[0]
         games = [
             Game(g, Mirror(args.scenario, seed=1000 + g, rng_seed=g, expect=args.expect))
@@ -810,6 +859,7 @@ class Run:
                 server.process.send_signal(signal.SIGUSR1)
 
         loop = asyncio.get_running_loop()
+        self.hard_stop = math.inf  # a command whose answer is lost is sent again until then
         if ahead > 1:
             await self._stagger(name, games, ahead, pools, real)
         samples: list[Sample] = []
@@ -842,12 +892,13 @@ class Run:
 
         def finished(game: Game) -> None:
             game.busy = False
-            if game.backlog and game.next < len(game.plan):
+            # past the hard stop a new command would only be cut off: not one more unsure
+            if game.backlog and game.next < len(game.plan) and loop.time() < self.hard_stop:
                 launch(game, game.backlog.popleft())
 
         self._finished = finished
         print(f"[{name}] {total} commands at {args.rate}/s over {len(games)} games", flush=True)
-        hard_stop = start + args.warmup + args.duration + HARD_GRACE
+        hard_stop = self.hard_stop = start + args.warmup + args.duration + HARD_GRACE
         for k in range(total):
             scheduled = start + k / args.rate
             delay = scheduled - loop.time()
@@ -914,6 +965,9 @@ class Run:
                 if s.status == 200
                 and window[0] <= s.sent + max(s.arrivals.values(), default=s.answered) < window[1]
             ),
+            resent=sum(g.resent for g in games),
+            replanned=sum(g.replanned for g in games),
+            stopped=sum(1 for g in games if g.stopped == "refused"),
         )
         if not real:
             return result
@@ -1015,15 +1069,37 @@ class Run:
         sent_loop = loop.time()
         sent_wall = time.time()
         status = 0
-        try:
-            status, answer = await pools[game.command_port].request(
-                "POST", path, body, game.token_for(planned.actor) if real else None
-            )
-            if status != 200:
-                errors[f"{status} {(answer or {}).get('code')}"] += 1
-        except Exception as error:  # a broken connection is a result too
-            errors[type(error).__name__] += 1
+        game.unsure = planned if real else None
+        while True:
+            try:
+                status, answer = await pools[game.command_port].request(
+                    "POST", path, body, game.token_for(planned.actor) if real else None
+                )
+                if status != 200:
+                    errors[f"{status} {(answer or {}).get('code')}"] += 1
+            except Exception as error:  # a broken connection is a result too
+                errors[type(error).__name__] += 1
+                status = 0
+            # No answer (a time-out, a broken connection): the server may have applied the
+            # command or not, and may still be about to. Sending the next one now could overtake
+            # it, and the mirror could not know which happened. So the same body goes again,
+            # with its command_id, until an answer comes: the server applies an id once and
+            # answers a repeat with its first answer. 429 and 5xx say "not now": the same.
+            if not real or (status != 0 and status != 429 and status < 500):
+                break
+            if loop.time() + RESEND_PAUSE >= self.hard_stop:
+                break  # the run is over: `unsure` stays, and the check allows either outcome
+            game.resent += 1
+            await asyncio.sleep(RESEND_PAUSE)
         answered = time.perf_counter()
+        if real and status == 200:
+            game.history.append(planned)
+            game.unsure = None
+        elif real and 400 <= status < 500 and status != 429:
+            game.unsure = None  # refused, so not applied; why is read back from the server
+            await self._resync(game, pools[game.command_port])
+        elif real:  # no answer by the end of the run: nothing may follow it (it could overtake)
+            self._stop(game, "unanswered")
         if status == 200 and game.expect and len(game.arrivals) < len(game.expect):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(game.all_in), PUSH_TIMEOUT)
@@ -1049,26 +1125,79 @@ class Run:
         game.expect = frozenset()
         self._finished(game)
 
+    def _mirror(self, game: Game, steps: list[Planned], expect: str = "view") -> Mirror:
+        """A new mirror of `game` after `steps` (its history, perhaps with more)."""
+        mirror = Mirror(
+            self.args.scenario,
+            seed=1000 + game.index,
+            rng_seed=game.index + 1000 * game.replanned,  # a new plan draws new bot orders
+            expect=expect,
+        )
+        mirror.seated(game.mirror.seats)
+        mirror.replay(steps)
+        return mirror
+
+    async def _resync(self, game: Game, pool: HttpPool) -> None:
+        """A command refused: the plan assumed the game's state after `history`, and the server's
+        differs. The one way it can without an error on either side is a timer: the turn's
+        (StartTurn sets one) or Engineering's allocation window, which the server's sweeper
+        expires by itself when a command comes late (the run is past its capacity). The game's
+        version then counts one command more than `history` for each expiry (two when an expired
+        turn opened an allocation window that expired too): the mirror expires the same timers
+        and the rest of the game is planned again from there. Any other difference stops the
+        game (the check then tells whether the server kept what it acknowledged)."""
+        with contextlib.suppress(Exception):
+            status, body = await pool.request("GET", f"/api/games/{game.game_id}/view")
+            mirror = self._mirror(game, game.history, self.args.expect)
+            expired = body["version"] - 4 - len(game.history) if status == 200 else 0
+            if expired > 0 and mirror.expiries(expired):
+                game.history += [Planned(SYSTEM, {"type": "ExpireDeadline"}, ())] * expired
+                game.replanned += 1
+                mirror.look()
+                refused = game.next - 1
+                game.plan = game.plan[:refused] + mirror.plan(len(game.plan) - refused)
+                game.next = refused
+                return
+        self._stop(game, "refused")
+
+    def _stop(self, game: Game, why: str) -> None:
+        game.stopped = why
+        game.next = len(game.plan)
+        game.backlog.clear()
+
     async def _check(self, games: list[Game], pool: HttpPool) -> str:
-        """Every game's projector view on the server equals the mirror's after the same commands.
-        A command cut off when the run stopped may or may not have reached the server."""
+        """Every game's projector view on the server equals the mirror's after the same commands:
+        those the server acknowledged (and timers it expired between them), then perhaps the one
+        cut off when the run stopped, and the timers that expired after the last one (the server
+        keeps sweeping while the run drains and this check reads)."""
         bad = 0
         for g in games:
             status, body = await pool.request("GET", f"/api/games/{g.game_id}/view")
+            seen = expected_display(body["view"]) if status == 200 else None
             applied = body["version"] - 4 if status == 200 else -1
-            if not g.next - 1 <= applied <= g.next:
-                bad += 1
-                continue
-            mirror = Mirror(
-                self.args.scenario, seed=1000 + g.index, rng_seed=g.index, expect="view"
-            )
-            mirror.seated(g.mirror.seats)
-            mirror.plan(applied)
-            mine = expected_display(view_for(mirror.state, "display"))
-            if expected_display(body["view"]) != mine:
+            tails = [[], [g.unsure]] if g.unsure is not None else [[]]
+            mine: Any = None
+            for tail in tails:
+                expired = applied - len(g.history) - len(tail)  # timers expired since the last
+                if expired < 0:
+                    continue
+                try:  # the one cut off may not apply (a timer expired before it)
+                    mirror = self._mirror(g, [*g.history, *tail])
+                except RulesError:
+                    continue
+                if not mirror.expiries(expired):
+                    continue
+                mine = expected_display(view_for(mirror.state, "display"))
+                if seen == mine:
+                    break
+            else:
                 bad += 1
                 if os.environ.get("LOAD_DEBUG"):
-                    _diff(expected_display(body["view"]), mine)
+                    print(
+                        f"  game {g.index}: server version {applied} + 4, history {len(g.history)}"
+                    )
+                    if mine is not None:
+                        _diff(seen, mine)
         return "ok" if bad == 0 else f"{bad} games differ"
 
 
@@ -1130,6 +1259,9 @@ class Figures:
     errors: int
     late: int
     check: str
+    resent: int = 0  # commands sent again with their command_id after a lost answer (or 429/5xx)
+    replanned: int = 0  # timers the server expired under the plan (the game was planned again)
+    stopped: int = 0  # games sent no more commands after a refusal no timer explains
 
 
 def figures(r: Result) -> Figures:
@@ -1167,6 +1299,9 @@ def figures(r: Result) -> Figures:
         errors=sum(r.errors.values()),
         late=r.late,
         check=r.check,
+        resent=r.resent,
+        replanned=r.replanned,
+        stopped=r.stopped,
     )
 
 
@@ -1219,6 +1354,13 @@ def table(rows: list[Figures], base: Figures | None, args: argparse.Namespace) -
             f"{f.local_p50:.1f} | {remote} | {fan} | {f.kb_connected:.0f} | {f.gen_cpu:.0f} | "
             f"{f.missed} | {f.unexpected} | {f.errors} | {f.check} |"
         )
+    for f in rows:
+        if f.resent or f.replanned or f.stopped:
+            out.append(
+                f"\n{f.name}: {f.resent} commands sent again after a lost answer, {f.replanned} "
+                f"timers expired by the server under the plan (planned again), {f.stopped} games "
+                "stopped after a refusal"
+            )
     return "\n".join(out)
 
 
@@ -1330,6 +1472,14 @@ def main() -> None:
         help="HTTP keep-alive connections (default: one per game, up to 256)",
     )
     parser.add_argument("--no-deflate", action="store_true", help="no permessage-deflate")
+    parser.add_argument(
+        "--post-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a POST waits for its answer before it is sent again (same command_id); "
+        "a short one past capacity loses answers on purpose",
+    )
     parser.add_argument(
         "--spread",
         action="store_true",

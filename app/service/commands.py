@@ -371,8 +371,17 @@ async def _run_locked(session_factory: SessionFactory, asked: _Asked) -> Command
             earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
             assert earlier is not None  # the game is locked: it cannot have gone
             return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
-        check_version(row.version, asked.expected_version)
-        applied = _Applied.make(state, (row.version, row.updated_at), current, asked)
+        try:
+            check_version(row.version, asked.expected_version)
+            applied = _Applied.make(state, (row.version, row.updated_at), current, asked)
+        except ServiceError:
+            # _LOCK looked for an earlier command before it waited for the lock: the same
+            # command sent before, committed meanwhile, shows only to a statement made now. A
+            # retry is answered as one, not refused for finding its own effect.
+            earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
+            if earlier is None:
+                raise
+            return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
         if not await applied.write(session):  # the row is locked: it cannot have moved
             raise RuntimeError(f"game {game_id} changed under its lock")
     return applied.done()

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app import service
@@ -15,7 +15,8 @@ from app.db.models import AppliedCommand, Event, Game
 from app.rules import Actor
 from app.rules.bot import propose, stations_to_order
 from app.service import ServiceError, create_game, create_seat, notices, replay_state, run_command
-from app.service.commands import command_fields
+from app.service.commands import command_fields, lock_game
+from app.service.hot import HOT
 from tests.legacy import legacy_game
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -85,6 +86,51 @@ async def test_one_command_id_sent_many_times_at_once_is_applied_once(
     assert (await stored(session_factory, game_id)).version == 1
     assert await count(session_factory, Event, game_id) == 1
     assert await count(session_factory, AppliedCommand, game_id) == 1
+
+
+async def test_a_retry_waiting_for_the_lock_while_its_first_send_commits_gets_its_answer(
+    session_factory: Sessions,
+) -> None:
+    """A phone whose answer was lost sends the same command again while the first send still
+    waits for the game's lock (a process without the game's copy, as behind a load balancer).
+    The retry looked for an earlier command before the first committed; once it has the lock it
+    must answer as a retry, not refuse the command it finds already applied (StartTurn again in
+    the Orders phase would be WRONG_PHASE)."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    command = {"type": "StartTurn"}
+    async with session_factory() as holder, holder.begin():
+        await lock_game(holder, game_id)  # whatever else holds the game while both queue
+        HOT.forget(game_id)  # neither send can use this process's copy
+        first = asyncio.create_task(
+            run_command(session_factory, game_id, command, GM, command_id="go")
+        )
+        await waiting_for_lock(session_factory, 1)
+        retry = asyncio.create_task(
+            run_command(session_factory, game_id, command, GM, command_id="go")
+        )
+        await waiting_for_lock(session_factory, 2)
+    results = await asyncio.gather(first, retry)
+    assert [r.version for r in results] == [1, 1]
+    assert results[0].events == results[1].events
+    assert (await stored(session_factory, game_id)).version == 1
+    assert await count(session_factory, AppliedCommand, game_id) == 1
+
+
+async def waiting_for_lock(sessions: Sessions, how_many: int) -> None:
+    """Until `how_many` backends of this database wait for a lock (asked from a session of its
+    own: within a transaction, pg_stat_activity does not change)."""
+    for _ in range(500):
+        async with sessions() as session:
+            waiting = await session.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+            )
+        if waiting == how_many:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never {how_many} waiting for the lock")
 
 
 async def test_a_command_id_reused_for_another_command_is_refused(
