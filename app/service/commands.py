@@ -142,14 +142,6 @@ async def run_command(
         done = await _run_on_copy(session_factory, asked)
         if done is not None:
             return done
-        try:
-            return await _run_locked(session_factory, asked)
-        except IntegrityError as error:
-            # The same command id sent twice at once: the second waited for the game's lock,
-            # but its check for an earlier command had looked before the first one committed.
-            # Now it sees it, and answers as any retry does.
-            if "pk_applied_commands" not in str(error.orig):
-                raise
         return await _run_locked(session_factory, asked)
 
 
@@ -183,9 +175,7 @@ def sender_of(actor: Actor) -> str:
 # to the row's state and writes in a transaction (BEGIN, lock, write, COMMIT). Both write with
 # _WRITE.
 _LOCK = text(
-    "SELECT g.version, g.updated_at, g.deadline_at, g.deadline_kind, g.deadline_version,"
-    " (SELECT a.version FROM applied_commands a"
-    "  WHERE a.game_id = g.id AND a.sender = :sender AND a.command_id = :command_id) AS earlier"
+    "SELECT g.version, g.updated_at, g.deadline_at, g.deadline_kind, g.deadline_version"
     " FROM games g WHERE g.id = :game_id FOR UPDATE OF g"
 )
 # The new state, the events, the command (for retries and replay_state), and the NOTIFY that
@@ -357,31 +347,20 @@ async def _run_locked(session_factory: SessionFactory, asked: _Asked) -> Command
     game_id = asked.game_id
     async with session_factory() as session, session.begin():
         connection = await session.connection()
-        row = (
-            await connection.execute(
-                _LOCK,
-                {"game_id": game_id, "sender": asked.sender, "command_id": asked.command_id},
-            )
-        ).one_or_none()
+        row = (await connection.execute(_LOCK, {"game_id": game_id})).one_or_none()
         if row is None:
             raise no_such_game()
         current: Deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
         state = await locked_state(session, game_id, row.version, row.updated_at, current)
-        if row.earlier is not None:
-            earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
-            assert earlier is not None  # the game is locked: it cannot have gone
+        # Looked for only now, in a statement of its own: one made before the lock was granted
+        # (READ COMMITTED) would miss the same command's first send committed while this one
+        # waited, and apply it twice or refuse it for finding its own effect. Under the lock no
+        # other command of this game can commit.
+        earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
+        if earlier is not None:
             return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
-        try:
-            check_version(row.version, asked.expected_version)
-            applied = _Applied.make(state, (row.version, row.updated_at), current, asked)
-        except ServiceError:
-            # _LOCK looked for an earlier command before it waited for the lock: the same
-            # command sent before, committed meanwhile, shows only to a statement made now. A
-            # retry is answered as one, not refused for finding its own effect.
-            earlier = await session.get(AppliedCommand, (game_id, asked.sender, asked.command_id))
-            if earlier is None:
-                raise
-            return await _earlier_result(session, game_id, state, earlier, asked.data, asked.actor)
+        check_version(row.version, asked.expected_version)
+        applied = _Applied.make(state, (row.version, row.updated_at), current, asked)
         if not await applied.write(session):  # the row is locked: it cannot have moved
             raise RuntimeError(f"game {game_id} changed under its lock")
     return applied.done()

@@ -88,8 +88,15 @@ async def test_one_command_id_sent_many_times_at_once_is_applied_once(
     assert await count(session_factory, AppliedCommand, game_id) == 1
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"type": "StartTurn"},  # cannot repeat: a second one is WRONG_PHASE
+        {"type": "SendMessage", "text": "Shields up"},  # can: a second one is another message
+    ],
+)
 async def test_a_retry_waiting_for_the_lock_while_its_first_send_commits_gets_its_answer(
-    session_factory: Sessions,
+    session_factory: Sessions, command: dict[str, Any]
 ) -> None:
     """A phone whose answer was lost sends the same command again while the first send still
     waits for the game's lock (a process without the game's copy, as behind a load balancer).
@@ -97,7 +104,6 @@ async def test_a_retry_waiting_for_the_lock_while_its_first_send_commits_gets_it
     must answer as a retry, not refuse the command it finds already applied (StartTurn again in
     the Orders phase would be WRONG_PHASE)."""
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
-    command = {"type": "StartTurn"}
     async with session_factory() as holder, holder.begin():
         await lock_game(holder, game_id)  # whatever else holds the game while both queue
         HOT.forget(game_id)  # neither send can use this process's copy
