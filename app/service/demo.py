@@ -35,6 +35,7 @@ def links(game_id: uuid.UUID, join_code: str, gm_token: str) -> dict[str, str]:
         "GM dashboard": f"/gm/{game_id}?token={gm_token}",
         "Projector": f"/display/{game_id}",
         "Join (phones)": f"/join/{join_code}",
+        "Lobby (new games)": "/gm",
         "API docs": "/docs",
     }
 

@@ -33,3 +33,4 @@ async def test_demo_game_is_made_once_and_its_gm_link_works_after_a_restart(
     game = await game_by_join_code(session_factory, join_code.lower())
     assert game is not None and str(game.id) == game_id and game.scenario == "skirmish"
     assert links["Projector"] == f"/display/{game_id}"
+    assert links["Lobby (new games)"] == "/gm"
