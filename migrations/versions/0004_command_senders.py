@@ -13,7 +13,7 @@ prefixed with its sender.
 
 Revision ID: 0004
 Revises: 0003
-Create Date: 2026-11-28
+Create Date: 2026-11-23
 """
 
 from collections.abc import Sequence
