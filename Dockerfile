@@ -11,8 +11,8 @@ WORKDIR /srv/bridgecrew
 
 # Dependencies first, so editing the code does not reinstall them: exactly the locked versions,
 # each checked against its hash (the lock also holds hatchling, which builds the app below).
-COPY requirements/run.txt requirements/run.txt
-RUN pip install --require-hashes --requirement requirements/run.txt
+COPY requirements.txt requirements.txt
+RUN pip install --require-hashes --requirement requirements.txt
 
 COPY . .
 # Editable: templates/, static/ and migrations/ sit beside app/ in the source tree, where the code

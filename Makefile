@@ -37,14 +37,14 @@ define install-locked
 	touch $@
 endef
 
-$(RUN_INSTALLED): requirements/run.txt pyproject.toml | $(BIN)/python
+$(RUN_INSTALLED): requirements.txt pyproject.toml | $(BIN)/python
 	$(install-locked)
 
-$(DEV_INSTALLED): requirements/dev.txt pyproject.toml | $(BIN)/python
+$(DEV_INSTALLED): requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(install-locked)
 
 # --- The lock files -------------------------------------------------------------------------------
-# requirements/run.txt: what running needs; requirements/dev.txt: that plus the test and lint tools,
+# requirements.txt: what running needs; requirements-dev.txt: that plus the test and lint tools,
 # at the same versions. Both come from pyproject.toml with pip-compile (pip-tools), which keeps the
 # versions already locked unless told otherwise: `make lock LOCK_FLAGS=--upgrade` moves everything
 # to the newest releases, `LOCK_FLAGS="--upgrade-package fastapi"` one package. Run it with the
@@ -58,13 +58,13 @@ COMPILE := $(PYPI) $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --allo
 	--strip-extras --index-url=https://pypi.org/simple --no-emit-index-url $(LOCK_FLAGS)
 
 lock: $(LOCK_VENV)/.installed
-	$(COMPILE) --build-deps-for=editable --output-file=requirements/run.txt pyproject.toml
-	$(COMPILE) --build-deps-for=editable --extra=dev --constraint=requirements/run.txt \
-		--output-file=requirements/dev.txt pyproject.toml
-	$(COMPILE) --output-file=requirements/lock-tools.txt requirements/lock-tools.in
+	$(COMPILE) --build-deps-for=editable --output-file=requirements.txt pyproject.toml
+	$(COMPILE) --build-deps-for=editable --extra=dev --constraint=requirements.txt \
+		--output-file=requirements-dev.txt pyproject.toml
+	$(COMPILE) --output-file=requirements-lock-tools.txt requirements-lock-tools.in
 
-# pip-tools itself comes locked too (requirements/lock-tools.txt, from lock-tools.in).
-$(LOCK_VENV)/.installed: requirements/lock-tools.txt
+# pip-tools itself comes locked too (requirements-lock-tools.txt, from requirements-lock-tools.in).
+$(LOCK_VENV)/.installed: requirements-lock-tools.txt
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(PYPI) $(LOCK_VENV)/bin/python -m pip --disable-pip-version-check install \
 		--index-url=https://pypi.org/simple --require-hashes --requirement $<
