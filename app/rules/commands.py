@@ -268,6 +268,15 @@ class SetSetting(Command):
     value: int | bool
 
 
+@dataclass(frozen=True)
+class SetMagazine(Command):
+    """M-WEAPONS-6: how many torpedoes a launcher holds now."""
+
+    ship: str
+    weapon: str
+    count: int
+
+
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
@@ -301,6 +310,7 @@ COMMANDS: dict[str, type[Command]] = {
         SetRedAlert,
         SetModule,
         SetSetting,
+        SetMagazine,
     )
 }
 

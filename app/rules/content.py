@@ -48,7 +48,10 @@ RANGE_BANDS = (
     RangeBand("long", "Long", 6, 8, 5),
     RangeBand("very_long", "Very Long", 9, 9, 7),
 )
-MODULES = ("starmada", "syshit")
+MODULES = ("starmada", "syshit", "weapons")
+# rule: M-WEAPONS-1: a weapon kind's reach, used when its sheet gives no max_range.
+KIND_REACH = {"grappler": "close", "pdc": "close", "rail_gun": "medium", "torpedo": "long"}
+MAGAZINE_DEFAULT = 4  # rule: M-WEAPONS-6: torpedoes a launcher holds unless its sheet says
 SYSTEMS = ("normal", "fragile", "reinforced")
 CREWS = ("players", "npc")
 CARD_VALUE_MAX = 9
@@ -103,6 +106,7 @@ class Weapon:
     damage: int
     max_range: str
     kind: str | None
+    magazine: int | None = None  # torpedo launchers only (M-WEAPONS-6)
 
 
 @dataclass(frozen=True)
@@ -278,20 +282,15 @@ def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
         # Engineering allocates damage and repairs (G-DMG-4, G-DMG-8, G-REP-1).
         raise sheet.error("stations", "a ship needs an engineering station")
 
-    weapons: list[Weapon] = []
-    for entry in sheet.tables(
-        "weapons", required=("id", "name", "damage", "max_range"), optional=("kind",), default=()
-    ):
-        kind = entry.slug("kind") if entry.has("kind") else None
-        weapons.append(
-            Weapon(
-                entry.slug("id"),
-                entry.text("name"),
-                entry.integer("damage", low=1, high=20),
-                entry.choice("max_range", [b.id for b in RANGE_BANDS], "range band"),
-                kind,
-            )
+    weapons = [
+        _weapon(entry)
+        for entry in sheet.tables(
+            "weapons",
+            required=("id", "name", "damage"),
+            optional=("kind", "max_range", "magazine"),
+            default=(),
         )
+    ]
     duplicate = first_duplicate(w.id for w in weapons)
     if duplicate:
         raise ContentError(
@@ -310,6 +309,33 @@ def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
         tuple(stations),
         tuple(weapons),
         source,
+    )
+
+
+def _weapon(entry: Table) -> Weapon:
+    kind = entry.slug("kind") if entry.has("kind") else None
+    bands = [b.id for b in RANGE_BANDS]
+    if entry.has("max_range"):
+        max_range = entry.choice("max_range", bands, "range band")
+    elif kind in KIND_REACH:
+        max_range = KIND_REACH[kind]
+    else:
+        raise entry.error(
+            "max_range",
+            f"is needed unless the kind is one with its own reach ({', '.join(KIND_REACH)})",
+        )
+    magazine = None
+    if kind == "torpedo":
+        magazine = entry.integer("magazine", low=0, high=99, default=MAGAZINE_DEFAULT)
+    elif entry.has("magazine"):
+        raise entry.error("magazine", 'only a torpedo launcher (kind = "torpedo") has a magazine')
+    return Weapon(
+        entry.slug("id"),
+        entry.text("name"),
+        entry.integer("damage", low=1, high=20),
+        max_range,
+        kind,
+        magazine,
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import commands as c
-from . import gm, timing
+from . import gm, timing, weapons
 from .cards import draw_for_turn
 from .context import Context
 from .errors import refuse
@@ -51,6 +51,7 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
         raise refuse("WRONG_PHASE", f"That cannot be done during {PHASES[phase]['label']}.")
     ctx = Context(state if owned else clone(state), command.now)
     HANDLERS[type(command)](ctx, command)
+    weapons.settle(ctx, phase)
     return ctx.state, ctx.events
 
 
@@ -216,5 +217,6 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetRedAlert: gm.set_red_alert,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
+    c.SetMagazine: weapons.set_magazine,
 }
 assert set(HANDLERS) == set(c.COMMANDS.values()), "every command needs a handler"

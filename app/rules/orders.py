@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .content import RANGE_BANDS, band_index, range_band_for
 from .context import Context
@@ -184,6 +185,7 @@ def _check_attack(
             raise refuse("NO_SUCH_WEAPON", f"{ship['name']} has no weapon called {weapon_id!r}.")
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON", "Each weapon can fire once per attack.")
+    chosen = weapon_rules.ready_to_fire(state, ship, chosen, named=bool(cmd.weapons))
     band = range_band_for(distance(ship, target))
     reach = max(band_index(weapons[w]["max_range"]) for w in chosen)
     if band is None or band_index(band.id) > reach:
@@ -289,6 +291,8 @@ CHECKS = {
     "shields_up": _check_shields_up,
     "shields_down": _check_shields_down,
     "command": _check_command,
+    "point_defence": weapon_rules.check_point_defence,
+    "release": weapon_rules.check_release,
 }
 
 

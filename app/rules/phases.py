@@ -23,6 +23,7 @@ ANY_PHASE = frozenset(
         "SetRedAlert",
         "SetSetting",
         "EndCombat",
+        "SetMagazine",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
         "ExpireDeadline",
@@ -137,6 +138,20 @@ ACTIONS: dict[str, Action] = {
         "kinds": frozenset(),
         "step": "repairs",
         "label": "Shields down",
+    },
+    # M-WEAPONS-4 and -2 (module `weapons`; weapons.offers says when a phone shows them).
+    "point_defence": {
+        "role": "weapons",
+        "kinds": frozenset({"attack", "any"}),
+        "step": "attacks",
+        "label": "Point defence",
+    },
+    # Resolved as the Manoeuvre step begins, so the freed ship may fly off this turn.
+    "release": {
+        "role": "weapons",
+        "kinds": frozenset(),
+        "step": "manoeuvre",
+        "label": "Release grapple",
     },
     "command": {
         "role": "captain",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from . import weapons as weapon_rules
 from .cards import discard, draw_up
 from .content import band_index, range_band_for
 from .context import Context
@@ -212,6 +213,7 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
 
 def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
     expire_modifiers(ctx, "manoeuvre")  # last turn's evasive ends here
+    weapon_rules.before_manoeuvre(ctx, orders)  # M-WEAPONS-2: releases and breaking free
     for order in orders:
         ship = ctx.state["ships"][order["ship"]]
         value, _ = action_value(ctx, order)
@@ -238,6 +240,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         route: dict[str, Any] = {"from": list(before), "to": [x, y]}  # "from" is a keyword
         text = f"{ship['name']} moved from {before} to {(x, y)}."
         ctx.emit("ShipMoved", text, ship=ship["id"], **route)
+    weapon_rules.after_manoeuvre(ctx)
     return False
 
 
@@ -345,13 +348,23 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
 
 
 def step_attacks(ctx: Context, orders: list[Order]) -> bool:
+    if weapon_rules.on(ctx.state):  # M-WEAPONS: launchers, point defence and strikes around G-HIT
+        weapon_rules.step_attacks(ctx, orders)
+        return False
     for order in orders:
         attack(ctx, order)
     return False
 
 
-def attack(ctx: Context, order: Order) -> None:
-    """G-HIT-1..4: one roll per attack; every weapon in range deals its damage on a hit."""
+def _damage(weapon: dict[str, Any]) -> int:
+    return int(weapon["damage"])
+
+
+def attack(
+    ctx: Context, order: Order, damage_of: Callable[[dict[str, Any]], int] = _damage
+) -> dict[str, Any] | None:
+    """G-HIT-1..4: one roll per attack; every weapon in range deals its damage on a hit. The
+    event, or None when the target was already gone."""
     state = ctx.state
     ship = state["ships"][order["ship"]]
     target = state["ships"][order["target"]]
@@ -364,7 +377,7 @@ def attack(ctx: Context, order: Order) -> None:
             ship=ship["id"],
             target=target["id"],
         )
-        return
+        return None
     squares = distance(ship, target)
     band = range_band_for(squares)
     weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
@@ -373,7 +386,7 @@ def attack(ctx: Context, order: Order) -> None:
     ]
     names = ", ".join(w["name"] for w in weapons)
     if not in_range:  # G-HIT-3: no roll at all
-        ctx.emit(
+        return ctx.emit(
             "AttackResolved",
             f"{who} fired {names} at {target['name']}: {squares} squares "
             "is beyond their range: miss.",
@@ -385,7 +398,6 @@ def attack(ctx: Context, order: Order) -> None:
             distance=squares,
             roll=None,
         )
-        return
     assert band is not None
     value, value_parts = action_value(ctx, order)
     attack_mods = modifiers_for(ctx, ship["id"], "attack")
@@ -396,7 +408,7 @@ def attack(ctx: Context, order: Order) -> None:
         value + sum(v for _, v in attack_mods) + roll - (defence + sum(v for _, v in defence_mods))
     )
     hit = score >= band.to_hit
-    damage = sum(w["damage"] for w in in_range) if hit else 0
+    damage = sum(damage_of(w) for w in in_range) if hit else 0
     aimed = order.get("target_station")
     if aimed and target["shields"]["active"]:
         aimed = None  # G-SHD-1: shields raised this turn protect the stations
@@ -410,7 +422,7 @@ def attack(ctx: Context, order: Order) -> None:
     )
     if left_out:
         text += f" Out of range: {', '.join(left_out)}."
-    ctx.emit(
+    event = ctx.emit(
         "AttackResolved",
         text,
         ship=ship["id"],
@@ -434,7 +446,7 @@ def attack(ctx: Context, order: Order) -> None:
             "defending": defence_mods,
         },
     )
-    if hit:
+    if hit and damage:
         ctx.state["pending"]["hits"].append(
             {
                 "attacker": ship["id"],
@@ -444,6 +456,7 @@ def attack(ctx: Context, order: Order) -> None:
                 "cause": f"{ship['name']}'s attack",
             }
         )
+    return event
 
 
 def _breakdown(parts: list[list[Any]], roll: int, defence: int, defending: list[list[Any]]) -> str:

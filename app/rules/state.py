@@ -71,7 +71,8 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
                 "active": bool(placement.shields_active and cls.shields.boxes > 0),
             },
             "stations": stations,
-            "weapons": [dataclasses.asdict(w) for w in cls.weapons],
+            # `loaded`: torpedoes left in a launcher (M-WEAPONS-6); None for other weapons.
+            "weapons": [{**dataclasses.asdict(w), "loaded": w.magazine} for w in cls.weapons],
             "destroyed": False,
             "starmada": {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0},
         }
@@ -119,6 +120,8 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
         "red_alert": False,
         "undo": None,
         "next_id": 1,
+        "torpedoes": [],  # M-WEAPONS-3: in flight
+        "grapples": [],  # M-WEAPONS-2: holds
     }
     dice = Dice(state["rng"])
     for ship in ships.values():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import weapons as weapon_rules
 from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
@@ -166,6 +167,7 @@ def shared_view(state: State) -> View:
         "distances": _distances(state),
         "revealed": _revealed(state),
         "log": list(state["log"]),
+        "weapons": weapon_rules.public_view(state),  # M-WEAPONS-3: torpedoes in flight, holds
         "range_bands": [
             {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
             for b in RANGE_BANDS
@@ -242,9 +244,11 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "actions": [
             {"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
+            if weapon_rules.offers(state, ship, a)
         ],
         "order": order,
         "allocation": allocation,
+        "weapons": weapon_rules.station_part(state, ship, view["weapons"]),
     }
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has

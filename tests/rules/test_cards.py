@@ -47,6 +47,8 @@ def test_g_ship_1_a_ship_in_play_carries_everything_of_its_sheet() -> None:
         "damage": 3,
         "max_range": "long",
         "kind": "torpedo",
+        "magazine": 4,  # M-WEAPONS-6: a launcher's default
+        "loaded": 4,
     }
     assert (kestrel["x"], kestrel["y"]) == (3, 5)
 

@@ -1,0 +1,590 @@
+"""Module `weapons` (M-WEAPONS-1..6, seed 002): grapplers that hold, torpedoes in flight, point
+defence and magazines.
+
+It plugs into the turn through small calls: order checks (orders.py), the Manoeuvre and Weapon
+attacks steps (resolve.py), a settling pass after every command (engine.py) and the views. All it
+keeps lives in the state (`torpedoes`, `grapples`, each launcher's `loaded`), so undo and replay
+cover it. Guns still resolve through resolve.attack (G-HIT); this module only splits launchers off
+and adds what happens around them.
+
+resolve and orders import this module; it reaches them as module objects at call time only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import resolve
+from .commands import SetMagazine, SubmitOrder
+from .content import RANGE_BANDS, band_index, range_band_for
+from .context import Context
+from .errors import refuse
+from .state import Ship, State, Station, distance, get_ship
+
+MODULE = "weapons"
+GRAPPLER, PDC, LAUNCHER = "grappler", "pdc", "torpedo"
+HOLD_REACH = "close"  # M-WEAPONS-2: a held ship stays within Close of its holder
+STRIKE_SCORE = 2  # M-WEAPONS-5
+MAGAZINE_LIMIT = 99
+Order = dict[str, Any]
+
+
+def on(state: State) -> bool:
+    return MODULE in state["modules"]
+
+
+def torpedoes(state: State) -> list[dict[str, Any]]:
+    return list(state.get("torpedoes") or [])
+
+
+def grapples(state: State) -> list[dict[str, Any]]:
+    return list(state.get("grapples") or [])
+
+
+def gone(ship: Ship) -> bool:
+    """Destroyed, or taken off the field (a ship that fled, where the game records one)."""
+    return bool(ship["destroyed"] or ship.get("fled"))
+
+
+def is_launcher(weapon: dict[str, Any]) -> bool:
+    return weapon.get("kind") == LAUNCHER
+
+
+def loaded(weapon: dict[str, Any]) -> int:
+    count = weapon.get("loaded", weapon.get("magazine"))
+    return int(count or 0)
+
+
+def has_pdc(ship: Ship) -> bool:
+    return any(w.get("kind") == PDC for w in ship["weapons"])
+
+
+def flight_turns(band_id: str) -> int:
+    """M-WEAPONS-3: Point Blank and Close strike this turn, Medium next turn, Long in two; each
+    band further adds a turn (Very Long: three)."""
+    return max(0, band_index(band_id) - band_index("close"))
+
+
+def _beyond(band_id: str | None, reach: str) -> bool:
+    return band_id is None or band_index(band_id) > band_index(reach)
+
+
+# --- Orders --------------------------------------------------------------------------------------
+
+
+def offers(state: State, ship: Ship, action: str) -> bool:
+    """Whether a station's phone offers this action at all."""
+    if action == "point_defence":
+        return on(state) and has_pdc(ship)
+    if action == "release":
+        return on(state) and any(g["holder"] == ship["id"] for g in grapples(state))
+    return True
+
+
+def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> list[str]:
+    """M-WEAPONS-6: an empty launcher cannot fire. Left out of "fire everything"; refused when
+    named."""
+    if not on(state):
+        return chosen
+    weapons = {w["id"]: w for w in ship["weapons"]}
+    empty = [w for w in chosen if is_launcher(weapons[w]) and loaded(weapons[w]) <= 0]
+    ready = [w for w in chosen if w not in empty]
+    if empty and (named or not ready):
+        raise refuse(
+            "LAUNCHER_EMPTY",
+            f"{weapons[empty[0]]['name']} has no torpedoes left; launchers reload in Downtime.",
+        )
+    return ready
+
+
+def check_point_defence(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: Order
+) -> None:
+    if not on(state):
+        raise refuse("MODULE_OFF", "Point defence needs the weapons module.")
+    if not has_pdc(ship):
+        raise refuse("NO_PDC", f"{ship['name']} has no point-defence cannon.")
+
+
+def check_release(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: Order
+) -> None:
+    if not on(state):
+        raise refuse("MODULE_OFF", "Grapples need the weapons module.")
+    held = [g["target"] for g in grapples(state) if g["holder"] == ship["id"]]
+    if not held:
+        raise refuse("NOT_HOLDING", f"{ship['name']} holds no ship with a grappler.")
+    target = cmd.target
+    if target is None and len(held) == 1:
+        target = held[0]
+    if target is None:
+        raise refuse("NO_TARGET", "Choose which held ship to release.")
+    if target not in held:
+        raise refuse(
+            "NOT_HOLDING", f"{ship['name']} does not hold {get_ship(state, target)['name']}."
+        )
+    order["target"] = target
+
+
+# --- Manoeuvre: grapples (M-WEAPONS-2) -----------------------------------------------------------
+
+
+def before_manoeuvre(ctx: Context, pilot_orders: list[Order]) -> None:
+    """Releases first (the holder's Weapons lets go before anyone moves, so the freed ship may
+    fly off this turn), then Pilots try to break free."""
+    if not grapples(ctx.state):
+        return
+    state = ctx.state
+    for order in state["orders"].values():
+        if order["action"] != "release" or state["ships"][order["ship"]]["destroyed"]:
+            continue
+        holder = state["ships"][order["ship"]]
+        target = state["ships"][order["target"]]
+        kept = [
+            g
+            for g in grapples(state)
+            if not (g["holder"] == holder["id"] and g["target"] == target["id"])
+        ]
+        if len(kept) != len(grapples(state)):
+            state["grapples"] = kept
+            ctx.emit(
+                "GrappleReleased",
+                f"{holder['name']} let go of {target['name']}.",
+                ship=holder["id"],
+                target=target["id"],
+            )
+    for order in pilot_orders:
+        if order["action"] != "manoeuvre":
+            continue
+        ship = state["ships"][order["ship"]]
+        value, parts = resolve.action_value(ctx, order)
+        for hold in grapples(state):
+            if hold["target"] != ship["id"]:
+                continue
+            holder = state["ships"][hold["holder"]]
+            broke = value > hold["score"]
+            text = (
+                f"{ship['name']} strained at {holder['name']}'s grapple: manoeuvre {value} "
+                f"{'beats' if broke else 'does not beat'} its hold of {hold['score']}"
+                f"{': broke free' if broke else ''}."
+            )
+            ctx.emit(
+                "GrappleBroken" if broke else "GrappleHeld",
+                text,
+                ship=ship["id"],
+                holder=holder["id"],
+                value=value,
+                needed=hold["score"] + 1,
+                breakdown={"value": parts},
+            )
+            if broke:
+                state["grapples"] = [g for g in grapples(state) if g["id"] != hold["id"]]
+
+
+def after_manoeuvre(ctx: Context) -> None:
+    """A held ship that ended beyond Close of its holder is pulled back along the line."""
+    state = ctx.state
+    for hold in grapples(state):
+        holder, ship = state["ships"][hold["holder"]], state["ships"][hold["target"]]
+        if gone(holder) or gone(ship):
+            continue
+        before = [ship["x"], ship["y"]]
+        steps = state["settings"]["map_width"] + state["settings"]["map_height"]
+        while _beyond(_band(holder, ship), HOLD_REACH) and steps:
+            steps -= 1
+            ship["x"] += _sign(holder["x"] - ship["x"])
+            ship["y"] += _sign(holder["y"] - ship["y"])
+        if before != [ship["x"], ship["y"]]:
+            route: dict[str, Any] = {"from": before, "to": [ship["x"], ship["y"]]}
+            ctx.emit(
+                "GrapplePulled",
+                f"{holder['name']}'s grapple held {ship['name']} within Close: pulled back to "
+                f"({ship['x']}, {ship['y']}).",
+                ship=ship["id"],
+                holder=holder["id"],
+                **route,
+            )
+
+
+def _band(a: Ship, b: Ship) -> str | None:
+    band = range_band_for(distance(a, b))
+    return band.id if band else None
+
+
+def _sign(value: int) -> int:
+    return (value > 0) - (value < 0)
+
+
+# --- Weapon attacks: launches, point defence, strikes --------------------------------------------
+
+
+def step_attacks(ctx: Context, orders: list[Order]) -> None:
+    """M-WEAPONS-3..5, in order: every attack (guns by G-HIT, launchers put torpedoes in flight),
+    then point defence against what strikes this turn, then the strikes."""
+    for order in orders:
+        if order["action"] == "attack":
+            fire(ctx, order)
+    for order in orders:
+        if order["action"] == "point_defence":
+            point_defence(ctx, order)
+    strike(ctx)
+
+
+def fire(ctx: Context, order: Order) -> None:
+    state = ctx.state
+    ship = state["ships"][order["ship"]]
+    target = state["ships"][order["target"]]
+    chosen = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
+    guns = [w for w in chosen if not is_launcher(w)]
+    if guns or gone(target):
+        event = resolve.attack(
+            ctx, {**order, "weapons": [w["id"] for w in guns]}, damage_of=_gun_damage
+        )
+        if event is not None and event["hit"]:
+            grappling = [w for w in guns if w.get("kind") == GRAPPLER]
+            if any(not _beyond(event["band"], w["max_range"]) for w in grappling):
+                _hold(ctx, ship, target, event["score"])
+    if gone(target):
+        return
+    for launcher in chosen:
+        if is_launcher(launcher):
+            launch(ctx, order, ship, target, launcher)
+
+
+def _gun_damage(weapon: dict[str, Any]) -> int:
+    return 0 if weapon.get("kind") == GRAPPLER else int(weapon["damage"])  # M-WEAPONS-2
+
+
+def _hold(ctx: Context, holder: Ship, target: Ship, score: int) -> None:
+    kept = [
+        g
+        for g in grapples(ctx.state)
+        if not (g["holder"] == holder["id"] and g["target"] == target["id"])
+    ]
+    hold = {"id": ctx.next_id(), "holder": holder["id"], "target": target["id"], "score": score}
+    ctx.state["grapples"] = [*kept, hold]
+    ctx.emit(
+        "GrappleCaught",
+        f"{holder['name']}'s grappler caught {target['name']}: it cannot move beyond Close of "
+        f"{holder['name']} until released, or its Pilot beats {score} with a manoeuvre.",
+        ship=holder["id"],
+        target=target["id"],
+        score=score,
+    )
+
+
+def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[str, Any]) -> None:
+    state = ctx.state
+    squares = distance(ship, target)
+    band = range_band_for(squares)
+    who = f"{ship['name']}'s {launcher['name']}"
+    if band is None or _beyond(band.id, launcher["max_range"]):
+        ctx.emit(
+            "TorpedoNotLaunched",
+            f"{who} held its torpedo: {target['name']} is {squares} squares away, out of reach.",
+            ship=ship["id"],
+            target=target["id"],
+            weapon=launcher["id"],
+            reason="out of range",
+        )
+        return
+    if loaded(launcher) <= 0:
+        ctx.emit(
+            "TorpedoNotLaunched",
+            f"{who} is empty: no torpedo left to launch.",
+            ship=ship["id"],
+            target=target["id"],
+            weapon=launcher["id"],
+            reason="empty",
+        )
+        return
+    launcher["loaded"] = loaded(launcher) - 1
+    value, parts = resolve.action_value(ctx, order)
+    attacking = resolve.modifiers_for(ctx, ship["id"], "attack")
+    guidance = value + sum(v for _, v in attacking)
+    turns = flight_turns(band.id)
+    torpedo = {
+        "id": ctx.next_id(),
+        "ship": ship["id"],
+        "weapon": launcher["id"],
+        "name": launcher["name"],
+        "target": target["id"],
+        "guidance": guidance,
+        "damage": launcher["damage"],
+        "band": band.id,
+        "launched": state["turn"],
+        "strikes": state["turn"] + turns,
+        "breakdown": {"value": parts, "attack": attacking},
+    }
+    state["torpedoes"] = [*torpedoes(state), torpedo]
+    when = ("this turn", "next turn")[turns] if turns < 2 else f"in {turns} turns"
+    shown = _terms(parts + attacking)
+    ctx.emit(
+        "TorpedoLaunched",
+        f"{who} launched a torpedo at {target['name']} ({band.label}, {squares} sq): guidance "
+        f"{shown} = {guidance}; strikes {when}. {launcher['loaded']} left.",
+        ship=ship["id"],
+        target=target["id"],
+        torpedo=torpedo["id"],
+        weapon=launcher["id"],
+        guidance=guidance,
+        band=band.id,
+        strikes=torpedo["strikes"],
+        loaded=launcher["loaded"],
+        breakdown=torpedo["breakdown"],
+    )
+
+
+def _terms(parts: list[list[Any]]) -> str:
+    return " + ".join(f"{name} {v}" for name, v in parts)
+
+
+def _striking(state: State, ship_id: str | None = None) -> list[dict[str, Any]]:
+    return [
+        t
+        for t in torpedoes(state)
+        if t["strikes"] <= state["turn"] and (ship_id is None or t["target"] == ship_id)
+    ]
+
+
+def point_defence(ctx: Context, order: Order) -> None:
+    """M-WEAPONS-4: d6 + the order's value ≥ guidance shoots a torpedo down, one roll each."""
+    state = ctx.state
+    ship = state["ships"][order["ship"]]
+    value, parts = resolve.action_value(ctx, order)
+    incoming = _striking(state, ship["id"])
+    if not incoming:
+        ctx.emit(
+            "PointDefenceIdle",
+            f"{ship['name']}'s point defence found no torpedo striking this turn.",
+            ship=ship["id"],
+        )
+        return
+    for torpedo in incoming:
+        roll = ctx.dice.roll(6)
+        total = value + roll
+        down = total >= torpedo["guidance"]
+        shown = _terms(parts)
+        ctx.emit(
+            "TorpedoIntercepted" if down else "PointDefenceMissed",
+            f"{ship['name']}'s point defence fired at {_from(state, torpedo)}: {shown} + d6 "
+            f"{roll} = {total} {'≥' if down else '<'} guidance {torpedo['guidance']}: "
+            f"{'shot down' if down else 'missed'}.",
+            ship=ship["id"],
+            torpedo=torpedo["id"],
+            attacker=torpedo["ship"],
+            roll=roll,
+            score=total,
+            needed=torpedo["guidance"],
+            hit=down,
+            purpose="point defence",
+            breakdown={"value": parts, "d6": roll},
+        )
+        if down:
+            state["torpedoes"] = [t for t in torpedoes(state) if t["id"] != torpedo["id"]]
+
+
+def strike(ctx: Context) -> None:
+    """M-WEAPONS-5: guidance + d6 − (Defence + Defending) ≥ 2; from Long or beyond the target's
+    Evasive bonus does not count. The damage is a hit on the Hull (never at a station)."""
+    state = ctx.state
+    for torpedo in _striking(state):
+        state["torpedoes"] = [t for t in torpedoes(state) if t["id"] != torpedo["id"]]
+        target = state["ships"][torpedo["target"]]
+        if gone(target):
+            _lost(ctx, torpedo, target)
+            continue
+        defending = resolve.modifiers_for(ctx, target["id"], "defence")
+        near = not _beyond(torpedo["band"], "medium")  # launched from Medium or nearer
+        ignored = [] if near else [m for m in defending if m[0] == "evasive"]
+        defending = [m for m in defending if m not in ignored]
+        roll = ctx.dice.roll(6)
+        defence = target["defence"]
+        score = torpedo["guidance"] + roll - (defence + sum(v for _, v in defending))
+        hit = score >= STRIKE_SCORE
+        breakdown = resolve._breakdown(
+            [["guidance", torpedo["guidance"]]], roll, defence, defending
+        )
+        note = " (launched from Long: Evasive does not count)" if ignored else ""
+        ctx.emit(
+            "TorpedoStruck" if hit else "TorpedoMissed",
+            f"{_from(state, torpedo)} closed on {target['name']}: {breakdown} = {score} "
+            f"{'≥' if hit else '<'} {STRIKE_SCORE}{note}: "
+            f"{'struck for ' + str(torpedo['damage']) + ' damage' if hit else 'missed'}.",
+            ship=torpedo["ship"],
+            target=target["id"],
+            torpedo=torpedo["id"],
+            hit=hit,
+            roll=roll,
+            score=score,
+            needed=STRIKE_SCORE,
+            damage=torpedo["damage"] if hit else 0,
+            purpose="torpedo strike",
+            breakdown={
+                "guidance": torpedo["guidance"],
+                "d6": roll,
+                "defence": defence,
+                "defending": defending,
+                "ignored": ignored,
+            },
+        )
+        if hit:
+            state["pending"]["hits"].append(
+                {
+                    "attacker": torpedo["ship"],
+                    "target": target["id"],
+                    "damage": torpedo["damage"],
+                    "target_station": None,
+                    "cause": f"{state['ships'][torpedo['ship']]['name']}'s torpedo",
+                }
+            )
+
+
+def _from(state: State, torpedo: dict[str, Any]) -> str:
+    return f"{state['ships'][torpedo['ship']]['name']}'s torpedo"
+
+
+def _lost(ctx: Context, torpedo: dict[str, Any], target: Ship) -> None:
+    why = "destroyed" if target["destroyed"] else "gone"
+    ctx.emit(
+        "TorpedoLost",
+        f"{_from(ctx.state, torpedo)} lost its target: {target['name']} is {why}.",
+        ship=torpedo["ship"],
+        target=target["id"],
+        torpedo=torpedo["id"],
+    )
+
+
+# --- After every command -------------------------------------------------------------------------
+
+
+def settle(ctx: Context, phase_before: str) -> None:
+    """Torpedoes and holds never outlive their ships, nor the combat; Downtime reloads launchers
+    (M-WEAPONS-3, -2, -6). Run after every command, so no command leaves one behind."""
+    state = ctx.state
+    ships = state["ships"]
+    ended = phase_before != "downtime" and state["phase"] == "downtime"
+    for torpedo in torpedoes(state):
+        target = ships[torpedo["target"]]
+        if ended or gone(target):
+            state["torpedoes"] = [t for t in torpedoes(state) if t["id"] != torpedo["id"]]
+            if ended and not gone(target):
+                ctx.emit(
+                    "TorpedoLost",
+                    f"{_from(state, torpedo)} ran dry as the combat ended.",
+                    ship=torpedo["ship"],
+                    target=target["id"],
+                    torpedo=torpedo["id"],
+                )
+            else:
+                _lost(ctx, torpedo, target)
+    for hold in grapples(state):
+        holder, target = ships[hold["holder"]], ships[hold["target"]]
+        if ended or gone(holder) or gone(target):
+            state["grapples"] = [g for g in grapples(state) if g["id"] != hold["id"]]
+            ctx.emit(
+                "GrappleReleased",
+                f"{holder['name']}'s grapple on {target['name']} came loose.",
+                ship=holder["id"],
+                target=target["id"],
+            )
+    if ended and on(state):
+        _reload(ctx)
+
+
+def _reload(ctx: Context) -> None:
+    for ship in ctx.state["ships"].values():
+        for weapon in ship["weapons"]:
+            if is_launcher(weapon) and loaded(weapon) < int(weapon["magazine"] or 0):
+                weapon["loaded"] = weapon["magazine"]
+                ctx.emit(
+                    "LauncherReloaded",
+                    f"{ship['name']} reloaded {weapon['name']} in Downtime: "
+                    f"{weapon['loaded']} torpedoes.",
+                    ship=ship["id"],
+                    weapon=weapon["id"],
+                    loaded=weapon["loaded"],
+                )
+
+
+def set_magazine(ctx: Context, cmd: SetMagazine) -> None:
+    """M-WEAPONS-6: the GM sets how many torpedoes a launcher holds now."""
+    if not on(ctx.state):
+        raise refuse("MODULE_OFF", "Magazines count only with the weapons module on.")
+    ship = get_ship(ctx.state, cmd.ship)
+    weapon = next((w for w in ship["weapons"] if w["id"] == cmd.weapon), None)
+    if weapon is None:
+        raise refuse("NO_SUCH_WEAPON", f"{ship['name']} has no weapon called {cmd.weapon!r}.")
+    if not is_launcher(weapon):
+        raise refuse("NOT_A_LAUNCHER", f"{weapon['name']} is not a torpedo launcher.")
+    if not 0 <= cmd.count <= MAGAZINE_LIMIT:
+        raise refuse("BAD_VALUE", f"A magazine holds 0 to {MAGAZINE_LIMIT} torpedoes.")
+    weapon["loaded"] = cmd.count
+    ctx.emit(
+        "MagazineSet",
+        f"GM: {ship['name']}'s {weapon['name']} now holds {cmd.count} torpedoes.",
+        ship=ship["id"],
+        weapon=weapon["id"],
+        loaded=cmd.count,
+    )
+
+
+# --- Views ---------------------------------------------------------------------------------------
+
+
+def public_view(state: State) -> dict[str, Any]:
+    """What every screen shows: torpedoes in flight with their target and when they strike, and
+    who holds whom. Guidance comes from revealed cards, so it is public."""
+    ships = state["ships"]
+    flying = []
+    for t in sorted(torpedoes(state), key=lambda t: (t["strikes"], t["id"])):
+        # Torpedoes due this turn strike in its Weapon attacks step, so after that step none is
+        # left with this turn's number: `ahead` is 0 only while this turn's orders are open.
+        ahead = max(0, t["strikes"] - state["turn"])
+        flying.append(
+            {
+                "id": t["id"],
+                "ship": t["ship"],
+                "ship_name": ships[t["ship"]]["name"],
+                "name": t["name"],
+                "target": t["target"],
+                "target_name": ships[t["target"]]["name"],
+                "x": ships[t["target"]]["x"],
+                "y": ships[t["target"]]["y"],
+                "guidance": t["guidance"],
+                "strikes": t["strikes"],
+                "turns": ahead,
+                "when": ("this turn", "next turn")[ahead] if ahead < 2 else f"in {ahead} turns",
+                "band": _label(t["band"]),
+            }
+        )
+    holds = [
+        {
+            "holder": g["holder"],
+            "holder_name": ships[g["holder"]]["name"],
+            "target": g["target"],
+            "target_name": ships[g["target"]]["name"],
+            "score": g["score"],
+        }
+        for g in grapples(state)
+    ]
+    return {"on": on(state), "torpedoes": flying, "grapples": holds}
+
+
+def _label(band_id: str) -> str:
+    return next(b.label for b in RANGE_BANDS if b.id == band_id)
+
+
+def station_part(state: State, ship: Ship, public: dict[str, Any]) -> dict[str, Any]:
+    """A station's own view: torpedoes coming at its ship, holds on it, its launchers."""
+    return {
+        "incoming": [t for t in public["torpedoes"] if t["target"] == ship["id"]],
+        "held_by": [g for g in public["grapples"] if g["target"] == ship["id"]],
+        "holding": [g for g in public["grapples"] if g["holder"] == ship["id"]],
+        "launchers": [
+            {"id": w["id"], "name": w["name"], "loaded": loaded(w), "magazine": w["magazine"]}
+            for w in ship["weapons"]
+            if is_launcher(w)
+        ],
+        "has_pdc": has_pdc(ship),
+    }
