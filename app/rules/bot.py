@@ -24,6 +24,7 @@ from .engine import apply
 from .errors import RulesError
 from .phases import ACTIONS, actions_for
 from .state import State, distance, health, manned, operational, station_key
+from .weapons import can_fire
 
 
 def propose(
@@ -77,7 +78,9 @@ def _params(
         reaching = [
             w["id"]
             for w in ship["weapons"]
-            if band is not None and band_index(w["max_range"]) >= band_index(band.id)
+            if band is not None
+            and band_index(w["max_range"]) >= band_index(band.id)
+            and can_fire(state, w)
         ]
         if not reaching:
             return None

@@ -81,13 +81,15 @@ def offers(state: State, ship: Ship, action: str) -> bool:
     return True
 
 
+def can_fire(state: State, weapon: dict[str, Any]) -> bool:
+    """M-WEAPONS-6: an empty launcher cannot fire."""
+    return not (on(state) and is_launcher(weapon) and loaded(weapon) <= 0)
+
+
 def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> list[str]:
-    """M-WEAPONS-6: an empty launcher cannot fire. Left out of "fire everything"; refused when
-    named."""
-    if not on(state):
-        return chosen
+    """Empty launchers are left out of "fire everything", and refused when named."""
     weapons = {w["id"]: w for w in ship["weapons"]}
-    empty = [w for w in chosen if is_launcher(weapons[w]) and loaded(weapons[w]) <= 0]
+    empty = [w for w in chosen if not can_fire(state, weapons[w])]
     ready = [w for w in chosen if w not in empty]
     if empty and (named or not ready):
         raise refuse(
