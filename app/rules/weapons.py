@@ -159,7 +159,7 @@ def before_manoeuvre(ctx: Context, pilot_orders: list[Order]) -> None:
         if order["action"] != "manoeuvre":
             continue
         ship = state["ships"][order["ship"]]
-        value, parts = resolve.action_value(ctx, order)
+        value, _ = resolve.action_value(ctx, order)
         for hold in grapples(state):
             if hold["target"] != ship["id"]:
                 continue
@@ -177,7 +177,6 @@ def before_manoeuvre(ctx: Context, pilot_orders: list[Order]) -> None:
                 holder=holder["id"],
                 value=value,
                 needed=hold["score"] + 1,
-                breakdown={"value": parts},
             )
             if broke:
                 state["grapples"] = [g for g in grapples(state) if g["id"] != hold["id"]]
@@ -332,6 +331,7 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
         guidance=guidance,
         band=band.id,
         strikes=torpedo["strikes"],
+        when=when,
         loaded=launcher["loaded"],
         breakdown=torpedo["breakdown"],
     )

@@ -94,7 +94,7 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
         "cards": [str(c) for c in form.getlist("cards")],
     }
     target = str(form.get("target") or "")
-    if data["action"] in ("attack", "jam") and target:
+    if data["action"] in ("attack", "jam", "release") and target:
         data["target"] = target
     if data["action"] == "attack":
         data["weapons"] = [str(w) for w in form.getlist("weapons")]
@@ -110,7 +110,7 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
         # The engine says whether the square is on this map; this only reads the numbers.
         data["x"] = whole_number(x, "A square's column", 0, MAP_MAX)
         data["y"] = whole_number(y, "A square's row", 0, MAP_MAX)
-    if data["action"] in ("shields_up", "shields_down"):
+    if data["action"] in ("shields_up", "shields_down", "release"):
         data["cards"] = []  # costs no cards, whatever is still selected
     return data
 

@@ -47,6 +47,16 @@ QUIET_EVENTS = frozenset(
         "SystemDamageRolled",
     }
 )
+# Torpedo events whose dice _weapons.html draws (M-WEAPONS-3..5).
+WEAPON_DICE_EVENTS = frozenset(
+    {
+        "TorpedoLaunched",
+        "TorpedoIntercepted",
+        "PointDefenceMissed",
+        "TorpedoStruck",
+        "TorpedoMissed",
+    }
+)
 # BRIDGECREW_DEV=1: templates edited on disk show on the next render (each render then stat()s every
 # template it uses, a macro call included). Off in production: templates load once per process.
 DEV = os.environ.get("BRIDGECREW_DEV", "").strip().lower() in ("1", "true", "yes", "on")
@@ -237,10 +247,12 @@ def _environment() -> Environment:
         cardless_actions=CARDLESS_ACTIONS,
         modules=MODULES,
         quiet_events=QUIET_EVENTS,
+        weapon_dice_events=WEAPON_DICE_EVENTS,
     )
     # Macros as a global, not a per-template import: jinja2-fragments renders single blocks, and a
     # block never sees imports made at the top of its template.
     env.globals["ui"] = _Macros(env, "_ui.html")
+    env.globals["weapons_ui"] = _Macros(env, "_weapons.html")
     return env
 
 

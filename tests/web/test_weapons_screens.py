@@ -1,0 +1,97 @@
+"""Module `weapons` on the screens (M-WEAPONS-2..6): the projector shows torpedoes in flight
+with their target and turns to impact, and each interception and strike with its dice; the
+target's Pilot and Weapons are warned; a held ship's Pilot is told why; Weapons sees its
+magazines and the Point defence order; the GM sets magazines and orders NPC launches."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from app.rules import commands as c
+from app.rules import display_view, gm_view, station_view
+from app.web.render import render_page
+from app.web.station import order_data
+from tests.rules.builders import NOW, close, give, npc, order, run, seat_of, set_rolls
+from tests.rules.test_weapons import torpedo_run, viper_launches
+
+PAGE = {"game_id": "g", "csrf": "token", "join_code": "K7QF", "join_url": "u", "join_qr": ""}
+
+
+def text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def pages(state: dict[str, Any]) -> dict[str, str]:
+    found = {
+        "display": render_page("display", display_view(state), **PAGE),
+        "gm": render_page("gm", gm_view(state), **PAGE),
+    }
+    for role in ("pilot", "weapons", "engineering"):
+        view = station_view(state, seat_of("harrier", role))
+        found[role] = render_page("station", view, **PAGE)
+    return found
+
+
+def after_turn_one() -> dict[str, Any]:
+    """Viper launched at Harrier from Medium (strikes next turn) and from Close two more, of which
+    Harrier's point defence shot one down and let one through."""
+    state = viper_launches(torpedo_run(viper=(6, 5), adder=(8, 5)), "tube-a", "tube-b")
+    state = run(state, npc("adder", "weapons", "attack", 3, target="harrier", weapons=("tube-a",)))
+    state = run(
+        state, order("harrier", "weapons", "point_defence", give(state, "harrier", "weapons", 2))
+    )
+    state, _ = close(set_rolls(state, 2, 1, 2))
+    return run(state, c.ForceAllocation(now=NOW))
+
+
+# rule: M-WEAPONS-3, M-WEAPONS-4
+def test_m_weapons_every_screen_shows_the_torpedo_in_flight_and_the_dice_of_the_reveal() -> None:
+    shown = {name: text(html) for name, html in pages(after_turn_one()).items()}
+    for name, page in shown.items():
+        assert "Adder → Harrier · strikes next turn" in page, name
+        assert "SHOT DOWN" in page and "= 4 ≥ guidance 4" in page, name
+        assert "TORPEDO HIT · 3 dmg" in page, name
+    assert "torpedo-mark" in pages(after_turn_one())["display"]  # on the projector's map
+
+
+# rule: M-WEAPONS-3
+def test_m_weapons_the_targets_pilot_and_weapons_are_warned_and_weapons_sees_magazines() -> None:
+    shown = {name: text(html) for name, html in pages(after_turn_one()).items()}
+    for role in ("pilot", "weapons"):
+        assert "TORPEDO INCOMING from Adder: strikes next turn" in shown[role], role
+    assert "TORPEDO INCOMING" not in shown["engineering"]
+    assert "Torpedo Launcher: 4 /4 torpedoes" in shown["weapons"]
+    assert 'value="point_defence"' in pages(after_turn_one())["weapons"]
+
+
+# rule: M-WEAPONS-2
+def test_m_weapons_a_held_ships_pilot_is_told_why_it_cannot_fly_off() -> None:
+    state = torpedo_run(viper=(6, 5))
+    grapple = npc("viper", "weapons", "attack", 5, target="harrier", weapons=("grappler",))
+    state, _ = close(set_rolls(run(state, grapple), 6))
+    shown = text(pages(state)["pilot"])
+    assert "HELD by Viper's grapple: you cannot end a manoeuvre beyond Close of Viper" in shown
+    assert "manoeuvre over 7" in shown
+
+
+# rule: M-WEAPONS-6
+def test_m_weapons_the_gm_sets_magazines_and_picks_npc_weapons() -> None:
+    html = pages(run(after_turn_one(), c.StartTurn(now=NOW)))["gm"]  # NPC orders are open
+    assert re.search(r'name="type" value="SetMagazine".*?name="weapon" value="tube-a"', html)
+    assert 'name="weapons" value="tube-b"' in html
+    assert '<option value="point_defence">Point defence</option>' in html
+
+
+# rule: M-WEAPONS-2
+def test_m_weapons_a_release_order_from_the_phone_names_the_held_ship_and_plays_no_cards() -> None:
+    class Form(dict[str, Any]):
+        def getlist(self, key: str) -> list[str]:
+            value = self.get(key, [])
+            return value if isinstance(value, list) else [value]
+
+    class Seat:
+        ship, station = "harrier", "weapons"
+
+    data = order_data(Seat(), Form(action="release", target="viper", cards=["x"]))  # type: ignore[arg-type]
+    assert (data["target"], data["cards"]) == ("viper", [])
