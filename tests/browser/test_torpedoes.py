@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import join, pass_turn, pick_cards, send
+from tests.browser.test_bridge_e2e import npc_pass_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -22,12 +23,6 @@ def npc_station(gm: Page, ship: str, station: str) -> Any:
         f"#npc .npc-station:has(input[name=ship][value={ship}])"
         f":has(input[name=station][value={station}])"
     )
-
-
-def npc_pass_all(gm: Page) -> None:
-    gm.click("#npc button:has-text('Pass for every NPC station')")
-    waiting = gm.locator("#npc .npc-station:not(:has(.ready)) button:has-text('Pass')")
-    expect(waiting).to_have_count(0, timeout=WAIT)
 
 
 # rule: M-WEAPONS-3, M-WEAPONS-4
