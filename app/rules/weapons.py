@@ -16,7 +16,7 @@ from typing import Any
 
 from . import resolve
 from .commands import SetMagazine, SubmitOrder
-from .content import RANGE_BANDS, band_index, range_band_for
+from .content import MAGAZINE_DEFAULT, RANGE_BANDS, band_index, range_band_for
 from .context import Context
 from .errors import refuse
 from .state import Ship, State, Station, distance, get_ship
@@ -465,6 +465,8 @@ def settle(ctx: Context, phase_before: str) -> None:
     (M-WEAPONS-3, -2, -6). Run after every command, so no command leaves one behind."""
     state = ctx.state
     ships = state["ships"]
+    if on(state):
+        _fill_in(state)
     ended = phase_before != "downtime" and state["phase"] == "downtime"
     for torpedo in torpedoes(state):
         target = ships[torpedo["target"]]
@@ -492,6 +494,17 @@ def settle(ctx: Context, phase_before: str) -> None:
             )
     if ended and on(state):
         _reload(ctx)
+
+
+def _fill_in(state: State) -> None:
+    """A game made before this module has no magazines or flights yet: they start full and empty.
+    Such a game can only switch the module on by a command, which this runs after."""
+    state.setdefault("torpedoes", [])
+    state.setdefault("grapples", [])
+    for ship in state["ships"].values():
+        for weapon in ship["weapons"]:
+            weapon.setdefault("magazine", MAGAZINE_DEFAULT if is_launcher(weapon) else None)
+            weapon.setdefault("loaded", weapon["magazine"])
 
 
 def _reload(ctx: Context) -> None:
@@ -584,7 +597,7 @@ def station_part(state: State, ship: Ship, public: dict[str, Any]) -> dict[str, 
         "held_by": [g for g in public["grapples"] if g["target"] == ship["id"]],
         "holding": [g for g in public["grapples"] if g["holder"] == ship["id"]],
         "launchers": [
-            {"id": w["id"], "name": w["name"], "loaded": loaded(w), "magazine": w["magazine"]}
+            {"id": w["id"], "name": w["name"], "loaded": loaded(w), "magazine": w.get("magazine")}
             for w in ship["weapons"]
             if is_launcher(w)
         ],

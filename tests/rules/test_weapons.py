@@ -410,3 +410,17 @@ def test_m_weapons_events_name_each_launch_and_strike() -> None:
     kinds = [e["type"] for e in events]
     assert "TorpedoLaunched" in kinds and "TorpedoStruck" in kinds
     assert all(isinstance(e["text"], str) and e["text"] for e in events)
+
+
+# rule: M-WEAPONS-6
+def test_m_weapons_6_a_game_from_before_the_module_gets_full_launchers_when_it_is_switched_on() -> (
+    None
+):
+    state = game("skirmish")
+    for key in ("torpedoes", "grapples"):
+        del state[key]
+    for weapon in state["ships"]["kestrel"]["weapons"]:
+        del weapon["magazine"], weapon["loaded"]
+    station_view(state, seat_of("kestrel", "weapons"))  # an old game still shows
+    state = run(state, c.SetModule(module="weapons", on=True))
+    assert (loaded(state, "kestrel", "torpedo"), state["torpedoes"]) == (4, [])
