@@ -17,8 +17,8 @@ from .content_checks import ContentError, Table, check_slug, field_path, first_d
 TERRAINS = ("open", "difficult", "hazardous")
 MAP_KINDS = ("grid", "zones")
 # Zones are drawn on a canvas of this many units; the screens scale it to fit.
-CANVAS_WIDTH = 120
-CANVAS_HEIGHT = 72
+CANVAS_WIDTH = 100
+CANVAS_HEIGHT = 90
 ZONES_MAX = 40
 
 

@@ -48,7 +48,7 @@ def ring_data(
             "id": zone,
             "name": f"Zone {zone.upper()}",
             "terrain": "open",
-            "x": 20 + 20 * i,
+            "x": 10 + 16 * i,
             "y": 40,
             "touches": [RING[i - 1], RING[(i + 1) % len(RING)]],
         }
@@ -123,7 +123,7 @@ def test_g_zone_1_a_scenario_chooses_a_zone_map_with_terrain_cover_and_drawing()
         "hazardous",
         2,
         True,
-        60,
+        42,
         ("b", "d"),
     )
     assert [s.zone for s in scenario.ships] == ["a", "a"]
