@@ -371,7 +371,14 @@ def set_module(ctx: Context, cmd: c.SetModule) -> None:
     )
 
 
-SETTINGS_RANGES = {"orders_seconds": (0, 3600), "allocation_seconds": (5, 600)}
+SETTINGS_RANGES = {
+    "orders_seconds": (0, 3600),
+    "allocation_seconds": (5, 600),
+    # G-ZONE-3, G-ZONE-5: the GM may rule moves dearer or cover thinner mid-game
+    "zone_move_one": (0, 20),
+    "zone_move_two": (0, 40),
+    "cover_bonus": (0, 10),
+}
 
 
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:

@@ -447,3 +447,15 @@ def test_g_zone_3_the_gm_gives_an_npc_ship_a_zone_move() -> None:
     state, _ = close(state)
     assert state["ships"]["rustjaw"]["zone"] == "b"
     assert state["ships"]["rustjaw"]["x"] == 0  # squares mean nothing on a zone map
+
+
+def test_g_zone_5_the_gm_can_take_cover_away_mid_game() -> None:
+    state = ring_game(terrain=NEBULA, kestrel="b")
+    state = run(state, c.SetSetting(name="cover_bonus", value=0))
+    cards = give(state, "kestrel", "weapons", 5)
+    state = run(
+        state,
+        order("kestrel", "weapons", "attack", cards, target="rustjaw", weapons=("pulse-laser",)),
+    )
+    state, events = close(set_rolls(state, 4))
+    assert one(events, "AttackResolved")["breakdown"]["defending"] == []
