@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pick_cards, send, shot
+from tests.browser.screens import join, pick_cards, send, shot, small_targets
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -77,6 +77,7 @@ def test_g_zone_6_the_pilot_taps_a_zone_and_every_screen_shows_the_ship_there(
         re.compile(r"\bpicked\b")
     )
     shot(pilot, "phone-pilot-zone-map", full_page=True)
+    assert small_targets(pilot) == []
     send(pilot)
     gm.locator("#turn button:has-text('Close orders')").first.click()
 
