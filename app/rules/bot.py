@@ -19,12 +19,13 @@ from .commands import (
     StartTurn,
     SubmitOrder,
 )
-from .content import band_index, range_band_for
+from .content import band_index
 from .engine import apply
 from .errors import RulesError
 from .phases import ACTIONS, actions_for
-from .state import State, distance, health, manned, operational, station_key
+from .state import State, distance, health, manned, operational, range_band, station_key
 from .weapons import can_fire
+from .zones import pick_destination
 
 
 def propose(
@@ -50,7 +51,12 @@ def propose(
                 params["cards"] = tuple(rng.sample(playable, rng.randint(1, len(playable))))
         if action == "manoeuvre":
             reach = params.get("value") or sum(state["cards"][c]["value"] for c in params["cards"])
-            params["x"], params["y"] = _square_within(state, ship, reach, rng)
+            if "zone" in ship:
+                params["zone"] = pick_destination(state, ship, reach, rng)
+                if params["zone"] is None:
+                    continue
+            else:
+                params["x"], params["y"] = _square_within(state, ship, reach, rng)
         command = SubmitOrder(
             ship=ship_id, station=station_id, action=action, actor=actor, now=now, **params
         )
@@ -74,7 +80,7 @@ def _params(
         if not enemies or not ship["weapons"]:
             return None
         target = min(enemies, key=lambda s: distance(ship, s))
-        band = range_band_for(distance(ship, target))
+        band = range_band(ship, target)
         reaching = [
             w["id"]
             for w in ship["weapons"]

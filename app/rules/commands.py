@@ -70,6 +70,7 @@ class SubmitOrder(Command):
     x: int | None = None
     y: int | None = None
     value: int | None = None  # only the GM may give a bare value (NPC ships have no hands)
+    zone: str | None = None  # a manoeuvre's destination on a zone map (G-ZONE-3)
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,14 @@ class SetPosition(Command):
 
 
 @dataclass(frozen=True)
+class PlaceInZone(Command):
+    """The GM's move on a zone map (G-ZONE-1): the ship stands in that zone."""
+
+    ship: str
+    zone: str
+
+
+@dataclass(frozen=True)
 class SetShipValue(Command):
     ship: str
     field: str  # defence | name
@@ -298,6 +307,7 @@ COMMANDS: dict[str, type[Command]] = {
         SetTrack,
         SetShields,
         SetPosition,
+        PlaceInZone,
         SetShipValue,
         SetCharacteristic,
         DowntimeRepair,

@@ -17,6 +17,7 @@ from .content_checks import (
     first_duplicate,
     index_by_id,
 )
+from .zone_content import ZoneMap, parse_map
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class ShipPlacement:
     x: int
     y: int
     shields_active: bool
+    zone: str | None = None  # on a zone map (G-ZONE-1), where it stands; x and y are then 0
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,10 @@ class ScenarioSettings:
         (10, 17, "hull"),
         (18, 20, "weapons"),
     )
+    # G-ZONE-3, G-ZONE-5: the action value to move one or two zones, and cover's Defending bonus
+    zone_move_one: int = 3
+    zone_move_two: int = 6
+    cover_bonus: int = 2
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,7 @@ class Scenario:
     modules: frozenset[str]
     settings: ScenarioSettings
     source: str
+    zone_map: ZoneMap | None = None  # None: the grid of G-MAP-1
 
 
 @dataclass(frozen=True)
@@ -387,6 +394,9 @@ def _settings(sheet: Table) -> ScenarioSettings:
             "map_width",
             "map_height",
             "hit_table",
+            "zone_move_one",
+            "zone_move_two",
+            "cover_bonus",
         ),
     )
     hit_table = defaults.hit_table
@@ -408,6 +418,9 @@ def _settings(sheet: Table) -> ScenarioSettings:
         map_width=table.integer("map_width", low=2, high=100, default=defaults.map_width),
         map_height=table.integer("map_height", low=2, high=100, default=defaults.map_height),
         hit_table=hit_table,
+        zone_move_one=table.integer("zone_move_one", low=0, high=20, default=3),
+        zone_move_two=table.integer("zone_move_two", low=0, high=40, default=6),
+        cover_bonus=table.integer("cover_bonus", low=0, high=10, default=2),
     )
 
 
@@ -416,7 +429,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         data,
         source,
         required=("id", "name", "description", "ships"),
-        optional=("modules", "settings"),
+        optional=("modules", "settings", "map"),
     )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
@@ -426,12 +439,25 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         switches = sheet.table("modules", optional=MODULES)
         modules = {module for module in MODULES if switches.flag(module, default=False)}
     settings = _settings(sheet)
+    zone_map = parse_map(sheet)
+    if zone_map is not None and settings.zone_move_two < settings.zone_move_one:
+        raise sheet.error(
+            "settings.zone_move_two", "moving two zones cannot cost less than moving one"
+        )
 
     ships: list[ShipPlacement] = []
+    where = ("zone",) if zone_map else ("x", "y")
     for entry in sheet.tables(
-        "ships", required=("id", "name", "ship_class", "crew", "side", "x", "y", "shields_active")
+        "ships", required=("id", "name", "ship_class", "crew", "side", *where, "shields_active")
     ):
-        # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
+        if zone_map is None:
+            # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
+            x = _square(entry, "x", settings.map_width, "map_width")
+            y = _square(entry, "y", settings.map_height, "map_height")
+            zone = None
+        else:
+            x = y = 0
+            zone = _zone_of(entry, zone_map)
         ships.append(
             ShipPlacement(
                 entry.slug("id"),
@@ -439,9 +465,10 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
                 entry.slug("ship_class"),
                 entry.choice("crew", CREWS, "crew"),
                 entry.slug("side"),
-                _square(entry, "x", settings.map_width, "map_width"),
-                _square(entry, "y", settings.map_height, "map_height"),
+                x,
+                y,
                 entry.flag("shields_active"),
+                zone,
             )
         )
     if len(ships) < 2:
@@ -456,8 +483,26 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     if len({s.side for s in ships}) < 2:
         raise sheet.error("ships", "all ships are on one side; a battle needs at least two sides")
     return Scenario(
-        scenario_id, name, description, tuple(ships), frozenset(modules), settings, source
+        scenario_id,
+        name,
+        description,
+        tuple(ships),
+        frozenset(modules),
+        settings,
+        source,
+        zone_map,
     )
+
+
+def _zone_of(entry: Table, zone_map: ZoneMap) -> str:
+    """rule: G-ZONE-1: on a zone map every ship stands in one of its zones."""
+    zone = entry.slug("zone")
+    known = zone_map.by_id()
+    if zone not in known:
+        raise entry.error(
+            "zone", f"{zone!r} is outside every zone of the map; known zones: {', '.join(known)}"
+        )
+    return zone
 
 
 def _square(entry: Table, key: str, size: int, size_name: str) -> int:

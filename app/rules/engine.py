@@ -205,6 +205,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetTrack: gm.set_track,
     c.SetShields: gm.set_shields,
     c.SetPosition: gm.set_position,
+    c.PlaceInZone: gm.place_in_zone,
     c.SetShipValue: gm.set_ship_value,
     c.SetCharacteristic: gm.set_characteristic,
     c.DowntimeRepair: gm.downtime_repair,

@@ -22,6 +22,7 @@ from .state import (
     seats_at,
     station_key,
 )
+from .zones import place
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -125,6 +126,8 @@ def set_shields(ctx: Context, cmd: c.SetShields) -> None:
 def set_position(ctx: Context, cmd: c.SetPosition) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     settings = ctx.state["settings"]
+    if "zone" in ship:
+        raise refuse("ZONE_MAP", "This battle is fought across zones: place the ship in a zone.")
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
         raise refuse("OFF_MAP", "That square is off the map.")
     ship["x"], ship["y"] = cmd.x, cmd.y
@@ -134,6 +137,10 @@ def set_position(ctx: Context, cmd: c.SetPosition) -> None:
         ship=ship["id"],
         to=[cmd.x, cmd.y],
     )
+
+
+def place_in_zone(ctx: Context, cmd: c.PlaceInZone) -> None:
+    place(ctx, get_ship(ctx.state, cmd.ship), cmd.zone)
 
 
 def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
@@ -364,7 +371,14 @@ def set_module(ctx: Context, cmd: c.SetModule) -> None:
     )
 
 
-SETTINGS_RANGES = {"orders_seconds": (0, 3600), "allocation_seconds": (5, 600)}
+SETTINGS_RANGES = {
+    "orders_seconds": (0, 3600),
+    "allocation_seconds": (5, 600),
+    # G-ZONE-3, G-ZONE-5: the GM may rule moves dearer or cover thinner mid-game
+    "zone_move_one": (0, 20),
+    "zone_move_two": (0, 40),
+    "cover_bonus": (0, 10),
+}
 
 
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:

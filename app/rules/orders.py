@@ -6,7 +6,7 @@ from typing import Any
 
 from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
-from .content import RANGE_BANDS, band_index, range_band_for
+from .content import RANGE_BANDS, band_index
 from .context import Context
 from .errors import refuse
 from .phases import ACTIONS, Action, actions_for
@@ -14,15 +14,17 @@ from .state import (
     Ship,
     State,
     Station,
-    distance,
+    distance_words,
     get_ship,
     get_station,
     health,
     manned,
     operational,
+    range_band,
     role_label,
     station_key,
 )
+from .zones import check_move
 
 VALUE_LIMIT = 60
 
@@ -186,13 +188,13 @@ def _check_attack(
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON", "Each weapon can fire once per attack.")
     chosen = weapon_rules.ready_to_fire(state, ship, chosen, named=bool(cmd.weapons))
-    band = range_band_for(distance(ship, target))
+    band = range_band(ship, target)
     reach = max(band_index(weapons[w]["max_range"]) for w in chosen)
     if band is None or band_index(band.id) > reach:
         longest = RANGE_BANDS[reach].label
         raise refuse(
             "TARGET_OUT_OF_RANGE",
-            f"{target['name']} is {distance(ship, target)} squares "
+            f"{target['name']} is {distance_words(ship, target)} "
             f"away, beyond your weapons' {longest} range.",
         )
     if cmd.target_station is not None:
@@ -208,6 +210,11 @@ def _check_attack(
 def _check_manoeuvre(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
 ) -> None:
+    if "zone" in ship:  # G-ZONE-3: a zone map moves from zone to zone
+        order["zone"] = check_move(state, ship, cmd.zone, value)
+        return
+    if cmd.zone is not None:
+        raise refuse("NOT_A_ZONE_MAP", "This battle is on squares: choose a square to move to.")
     if cmd.x is None or cmd.y is None:
         raise refuse("NO_DESTINATION", "Choose a square to move to.")
     settings = state["settings"]

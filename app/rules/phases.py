@@ -12,6 +12,7 @@ ANY_PHASE = frozenset(
         "SetTrack",
         "SetShields",
         "SetPosition",
+        "PlaceInZone",
         "SetShipValue",
         "SetCharacteristic",
         "FirstAid",

@@ -8,14 +8,25 @@ from typing import Any
 
 from . import weapons as weapon_rules
 from .cards import discard, draw_up
-from .content import band_index, range_band_for
+from .content import band_index
 from .context import Context
 from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
 from .errors import refuse
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
-from .state import Ship, distance, hand_limit, health, manned, operational, role_label
+from .state import (
+    Ship,
+    distance,
+    distance_words,
+    hand_limit,
+    health,
+    manned,
+    operational,
+    range_band,
+    role_label,
+)
 from .timing import clear_deadline, set_deadline
+from .zones import cover, manoeuvre
 
 Order = dict[str, Any]
 
@@ -91,6 +102,8 @@ def describe_order(state: dict[str, Any], ship: Ship, station: dict[str, Any], o
             target += f" ({order['target_station']})"
     elif order.get("target_station"):
         target = f" → {order['target_station']}"
+    elif action == "manoeuvre" and "zone" in order:
+        target = f" → {state['map']['zones'][order['zone']]['name']}"
     elif action == "manoeuvre":
         target = f" → ({order['x']}, {order['y']})"
     return f"{who}: {label}{value}{target}."
@@ -233,6 +246,9 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
                 ship=ship["id"],
                 value=value,
             )
+            continue
+        if "zone" in order:
+            manoeuvre(ctx, ship, order["zone"], value)
             continue
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
@@ -379,7 +395,8 @@ def attack(
         )
         return None
     squares = distance(ship, target)
-    band = range_band_for(squares)
+    band = range_band(ship, target)
+    far = distance_words(ship, target)
     weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
     in_range = [
         w for w in weapons if band is not None and band_index(w["max_range"]) >= band_index(band.id)
@@ -388,8 +405,7 @@ def attack(
     if not in_range:  # G-HIT-3: no roll at all
         return ctx.emit(
             "AttackResolved",
-            f"{who} fired {names} at {target['name']}: {squares} squares "
-            "is beyond their range: miss.",
+            f"{who} fired {names} at {target['name']}: {far} is beyond their range: miss.",
             ship=ship["id"],
             station=station["id"],
             target=target["id"],
@@ -401,7 +417,7 @@ def attack(
     assert band is not None
     value, value_parts = action_value(ctx, order)
     attack_mods = modifiers_for(ctx, ship["id"], "attack")
-    defence_mods = modifiers_for(ctx, target["id"], "defence")
+    defence_mods = modifiers_for(ctx, target["id"], "defence") + cover(state, ship, target)
     roll = ctx.dice.roll(6)
     defence = target["defence"]
     score = (
@@ -417,7 +433,7 @@ def attack(
         f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
         f"{' (' + aimed + ')' if aimed else ''}: "
         f"{_breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
-        f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {squares} sq): "
+        f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {far}): "
         f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}."
     )
     if left_out:

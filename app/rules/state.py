@@ -9,9 +9,11 @@ import dataclasses
 from typing import Any
 
 from . import rng
-from .content import Catalogue, Scenario
+from .content import Catalogue, RangeBand, Scenario, range_band_for
 from .errors import refuse
 from .rng import Dice
+from .zone_bands import zone_band_for
+from .zone_content import map_data
 
 SCHEMA = 1
 Ship = dict[str, Any]
@@ -93,6 +95,10 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
             "draw": [c.id for c in ch.skill_cards],
             "discard": [],
         }
+    zone_map = map_data(scenario.zone_map) if scenario.zone_map else None
+    if zone_map is not None:
+        for placement in scenario.ships:
+            put_in_zone(zone_map, ships[placement.id], str(placement.zone))
     settings = dataclasses.asdict(scenario.settings)
     settings["bonus_table"] = list(settings["bonus_table"])
     settings["hit_table"] = [list(row) for row in settings["hit_table"]]
@@ -123,6 +129,8 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
         "torpedoes": [],  # M-WEAPONS-3: in flight
         "grapples": [],  # M-WEAPONS-2: holds
     }
+    if zone_map is not None:  # a grid game's state stays as it was before zone maps
+        state["map"] = zone_map
     dice = Dice(state["rng"])
     for ship in ships.values():
         for station in ship["stations"].values():
@@ -202,10 +210,36 @@ def manned(state: State, station: Station) -> bool:
 
 
 def distance(a: Ship, b: Ship) -> int:
-    """G-MAP-1: squares on the grid, the larger of the two axis differences."""
+    """G-MAP-1: squares on the grid, the larger of the two axis differences; G-ZONE-2: on a zone
+    map, the fewest zone steps between the two ships' zones. Each ship on a zone map carries the
+    steps from its zone (`put_in_zone`), so this needs no more than the two ships."""
+    if "zone" in a and "zone" in b:
+        return int(a["zone_steps"][b["zone"]])
     across: int = abs(a["x"] - b["x"])
     down: int = abs(a["y"] - b["y"])
     return max(across, down)
+
+
+def range_band(a: Ship, b: Ship) -> RangeBand | None:
+    """The range band between two ships, on whichever map they stand (G-HIT-2, G-ZONE-2); None
+    when out of range. Use this, not range_band_for(distance(...)), so zone maps are right."""
+    if "zone" in a and "zone" in b:
+        return zone_band_for(distance(a, b))
+    return range_band_for(distance(a, b))
+
+
+def distance_words(a: Ship, b: Ship) -> str:
+    """The distance for people: "5 squares", or "same zone", "1 zone", "2 zones"."""
+    steps = distance(a, b)
+    if "zone" in a and "zone" in b:
+        return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
+    return f"{steps} square{'' if steps == 1 else 's'}"
+
+
+def put_in_zone(zone_map: dict[str, Any], ship: Ship, zone: str) -> None:
+    """Stand a ship in a zone, with the steps from there to every zone (for `distance`)."""
+    ship["zone"] = zone
+    ship["zone_steps"] = dict(zone_map["steps"][zone])
 
 
 def seat_station(state: State, seat: str) -> tuple[Ship, Station] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import weapons as weapon_rules
-from .content import RANGE_BANDS, ROLES, range_band_for
+from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
@@ -20,10 +20,12 @@ from .state import (
     health,
     manned,
     operational,
+    range_band,
     role_label,
     seat_station,
     station_key,
 )
+from .zone_views import map_view, ship_zone_view
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
@@ -51,7 +53,7 @@ def _game(state: State) -> View:
         "paused": state["paused"],
         "red_alert": state["red_alert"],
         "modules": list(state["modules"]),
-        "map": {"width": state["settings"]["map_width"], "height": state["settings"]["map_height"]},
+        "map": map_view(state),
     }
 
 
@@ -100,6 +102,7 @@ def _ships(state: State) -> list[View]:
                 "shields": {**_track(shields), "active": shields["active"]},
                 "stations": stations,
                 "weapons": [dict(w) for w in ship["weapons"]],
+                **ship_zone_view(state, ship),
             }
         )
     return ships
@@ -110,13 +113,12 @@ def _distances(state: State) -> list[View]:
     out = []
     for i, a in enumerate(ships):
         for b in ships[i + 1 :]:
-            squares = distance(a, b)
-            band = range_band_for(squares)
+            band = range_band(a, b)
             out.append(
                 {
                     "a": a["id"],
                     "b": b["id"],
-                    "squares": squares,
+                    "squares": distance(a, b),  # zone steps on a zone map
                     "band": band.label if band else "Out of range",
                 }
             )

@@ -16,10 +16,11 @@ from typing import Any
 
 from . import resolve
 from .commands import SetMagazine, SubmitOrder
-from .content import MAGAZINE_DEFAULT, RANGE_BANDS, band_index, range_band_for
+from .content import MAGAZINE_DEFAULT, RANGE_BANDS, band_index
 from .context import Context
 from .errors import refuse
-from .state import Ship, State, Station, distance, get_ship
+from .state import Ship, State, Station, distance_words, get_ship, put_in_zone, range_band
+from .zones import cover, zone_map
 
 MODULE = "weapons"
 GRAPPLER, PDC, LAUNCHER = "grappler", "pdc", "torpedo"
@@ -189,26 +190,39 @@ def after_manoeuvre(ctx: Context) -> None:
         holder, ship = state["ships"][hold["holder"]], state["ships"][hold["target"]]
         if gone(holder) or gone(ship):
             continue
+        zones = zone_map(state)
+        if zones is not None:  # G-ZONE-2: Close on a zone map is the holder's own zone
+            if _beyond(_band(holder, ship), HOLD_REACH):
+                start = ship["zone"]
+                put_in_zone(zones, ship, holder["zone"])
+                _pulled(
+                    ctx, holder, ship, start, ship["zone"], zones["zones"][ship["zone"]]["name"]
+                )
+            continue
         before = [ship["x"], ship["y"]]
         steps = state["settings"]["map_width"] + state["settings"]["map_height"]
         while _beyond(_band(holder, ship), HOLD_REACH) and steps:
             steps -= 1
             ship["x"] += _sign(holder["x"] - ship["x"])
             ship["y"] += _sign(holder["y"] - ship["y"])
-        if before != [ship["x"], ship["y"]]:
-            route: dict[str, Any] = {"from": before, "to": [ship["x"], ship["y"]]}
-            ctx.emit(
-                "GrapplePulled",
-                f"{holder['name']}'s grapple held {ship['name']} within Close: pulled back to "
-                f"({ship['x']}, {ship['y']}).",
-                ship=ship["id"],
-                holder=holder["id"],
-                **route,
-            )
+        after = [ship["x"], ship["y"]]
+        if before != after:
+            _pulled(ctx, holder, ship, before, after, f"({ship['x']}, {ship['y']})")
+
+
+def _pulled(ctx: Context, holder: Ship, ship: Ship, before: Any, after: Any, where: str) -> None:
+    route: dict[str, Any] = {"from": before, "to": after}  # "from" is a keyword
+    ctx.emit(
+        "GrapplePulled",
+        f"{holder['name']}'s grapple held {ship['name']} within Close: pulled back to {where}.",
+        ship=ship["id"],
+        holder=holder["id"],
+        **route,
+    )
 
 
 def _band(a: Ship, b: Ship) -> str | None:
-    band = range_band_for(distance(a, b))
+    band = range_band(a, b)
     return band.id if band else None
 
 
@@ -276,13 +290,13 @@ def _hold(ctx: Context, holder: Ship, target: Ship, score: int) -> None:
 
 def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[str, Any]) -> None:
     state = ctx.state
-    squares = distance(ship, target)
-    band = range_band_for(squares)
+    far = distance_words(ship, target)
+    band = range_band(ship, target)
     who = f"{ship['name']}'s {launcher['name']}"
     if band is None or _beyond(band.id, launcher["max_range"]):
         ctx.emit(
             "TorpedoNotLaunched",
-            f"{who} held its torpedo: {target['name']} is {squares} squares away, out of reach.",
+            f"{who} held its torpedo: {target['name']} is {far} away, out of reach.",
             ship=ship["id"],
             target=target["id"],
             weapon=launcher["id"],
@@ -322,7 +336,7 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
     shown = _terms(parts + attacking)
     ctx.emit(
         "TorpedoLaunched",
-        f"{who} launched a torpedo at {target['name']} ({band.label}, {squares} sq): guidance "
+        f"{who} launched a torpedo at {target['name']} ({band.label}, {far}): guidance "
         f"{shown} = {guidance}; strikes {when}. {launcher['loaded']} left.",
         ship=ship["id"],
         target=target["id"],
@@ -397,6 +411,9 @@ def strike(ctx: Context) -> None:
             _lost(ctx, torpedo, target)
             continue
         defending = resolve.modifiers_for(ctx, target["id"], "defence")
+        shooter = state["ships"].get(torpedo["ship"])
+        if shooter is not None:  # G-ZONE-5: cover counts against the launching ship's zone
+            defending += cover(state, shooter, target)
         near = not _beyond(torpedo["band"], "medium")  # launched from Medium or nearer
         ignored = [] if near else [m for m in defending if m[0] == "evasive"]
         defending = [m for m in defending if m not in ignored]

@@ -103,7 +103,9 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
             data["target_station"] = aimed
     if data["action"] in ("repair", "command") and form.get("target_station"):
         data["target_station"] = str(form.get("target_station"))
-    if data["action"] == "manoeuvre" and form.get("dest"):
+    if data["action"] == "manoeuvre" and form.get("zone"):  # a zone map (G-ZONE-3)
+        data["zone"] = str(form.get("zone"))
+    elif data["action"] == "manoeuvre" and form.get("dest"):
         x, comma, y = str(form.get("dest")).partition(",")
         if not comma:
             raise ServiceError("BAD_COMMAND", "Tap a square on the map.")

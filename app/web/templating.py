@@ -101,6 +101,22 @@ def distance_of(view: View, a: str, b: str) -> View | None:
     return None
 
 
+def far(view: View, pair: View | None) -> str:
+    """A distance from distance_of in words: "7 sq" on a grid; "same zone", "1 zone", "2 zones"
+    on a zone map (G-ZONE-2), where the number counts zone steps."""
+    if pair is None:
+        return ""
+    steps = int(pair["squares"])
+    if view["game"]["map"]["kind"] != "zones":
+        return f"{steps} sq"
+    return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
+
+
+def zone_name(view: View, zone_id: str) -> str:
+    game_map = view["game"]["map"]
+    return next((z["name"] for z in game_map.get("zones", ()) if z["id"] == zone_id), zone_id)
+
+
 def enemies_of(view: View, ship_id: str) -> list[View]:
     side = ship_of(view, ship_id)["side"]
     return [s for s in view["ships"] if s["side"] != side and not s["destroyed"]]
@@ -181,7 +197,9 @@ def order_text(view: View, order: View) -> str:
     if order.get("target_station"):
         station = order["target_station"]
         text += f" ({station})" if order.get("target") else f" → {station}"
-    if order["action"] == "manoeuvre":
+    if order["action"] == "manoeuvre" and "zone" in order:
+        text += f" → {zone_name(view, order['zone'])}"
+    elif order["action"] == "manoeuvre":
         text += f" → ({order['x']}, {order['y']})"
     return text + "."
 
@@ -238,6 +256,7 @@ def _environment() -> Environment:
         ship_of=ship_of,
         station_of=station_of,
         distance_of=distance_of,
+        far=far,
         enemies_of=enemies_of,
         occupancy=occupancy,
         by_side=by_side,
@@ -253,6 +272,7 @@ def _environment() -> Environment:
     # block never sees imports made at the top of its template.
     env.globals["ui"] = _Macros(env, "_ui.html")
     env.globals["weapons_ui"] = _Macros(env, "_weapons.html")
+    env.globals["zone_ui"] = _Macros(env, "_zone_map.html")  # zone maps (G-ZONE-6)
     return env
 
 

@@ -269,7 +269,44 @@
     });
   }
 
+  // Zone maps (G-ZONE-6): a zone the selected cards cannot pay for is marked, with what it lacks;
+  // tapping a zone on the map picks it in the list below.
+  function zoneReach(form, total) {
+    var open = !form.querySelector("fieldset").disabled;
+    form.querySelectorAll(".zone-choice").forEach(function (tile) {
+      var need = Number(tile.dataset.need), full = Number(tile.dataset.full);
+      var ok = total >= need;
+      var input = tile.querySelector("input");
+      tile.classList.toggle("reach", ok);
+      tile.classList.toggle("out", !ok);
+      var short = tile.querySelector("[data-short]");
+      if (short) {
+        short.textContent = need >= 999 ? "" : !ok ? "· " + (need - total) + " short" :
+          total < full ? "· hazard: " + (full - total) + " Hull damage" : "";
+      }
+      if (open) input.disabled = !ok;
+      if (!ok && input.checked) input.checked = false;
+      var zone = form.querySelector(".zone-pick-map [data-zone='" + tile.dataset.zone + "']");
+      if (zone) {
+        zone.classList.toggle("reach", ok);
+        zone.classList.toggle("out", !ok);
+        zone.classList.toggle("picked", input.checked);
+      }
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var zone = e.target.closest && e.target.closest(".zone-pick-map [data-zone]");
+    var form = zone && zone.closest("#order-form");
+    if (!form) return;
+    var input = form.querySelector(".zone-choice[data-zone='" + zone.dataset.zone + "'] input");
+    if (input && !input.disabled) {
+      input.checked = true;
+      refresh();
+    }
+  });
+
   function reach(form, total) {
+    zoneReach(form, total);
     var x0 = Number(form.dataset.x), y0 = Number(form.dataset.y);
     form.querySelectorAll(".cell").forEach(function (cell) {
       var d = Math.max(Math.abs(cell.dataset.x - x0), Math.abs(cell.dataset.y - y0));

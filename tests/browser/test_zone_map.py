@@ -1,0 +1,94 @@
+"""G-ZONE-6 through the real server: on `nebula-ambush` the Pilot sees which zones the chosen
+cards can pay for, taps one on the map, and after the reveal the ship stands there on the
+projector, on the GM's map and on every phone."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.screens import join, pick_cards, send, shot, small_targets
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+WAIT = 15_000
+
+
+def kestrel_zone(page: Page) -> Any:
+    """Where a map on this page draws Kestrel: the zone group holding its token."""
+    return page.locator("svg.zone-map g.zone:has([data-ship=kestrel])").first
+
+
+def test_g_zone_6_the_pilot_taps_a_zone_and_every_screen_shows_the_ship_there(
+    server: Server, browser: Any, playwright: Any
+) -> None:
+    base = server.base
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    gm.goto(f"{base}/gm")
+    gm.click("label.choice:has(input[value=nebula-ambush])")
+    gm.fill("#seed", "7")
+    gm.click("button:has-text('Create game')")
+    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    game_id = gm.url.rsplit("/", 1)[1]
+    code = gm.inner_text(".gm-join .d-code").strip()
+
+    display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    display.goto(f"{base}/display/{game_id}")
+    expect(kestrel_zone(display)).to_have_attribute("data-zone", "jump-point", timeout=WAIT)
+    expect(display.locator("#map")).to_contain_text("Kestrel → Gutter Knife")
+
+    phones: dict[str, Page] = {}
+    for seat, device in (
+        ("kestrel/pilot", "Pixel 7"),
+        ("kestrel/weapons", "iPhone 13"),
+        ("resolute/pilot", "Pixel 7"),
+    ):
+        page = browser.new_context(**playwright.devices[device]).new_page()
+        join(page, base, code, seat, seat.replace("/", " "))
+        phones[seat] = page
+    expect(gm.locator("#seats")).to_contain_text("resolute pilot", timeout=WAIT)
+
+    gm.locator("#turn input[name=seconds]").fill("0")
+    gm.locator("#turn button:has-text('Start combat')").first.click()
+    pilot = phones["kestrel/pilot"]
+    expect(pilot.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
+
+    # Before any card: every zone is out of reach, and says what it costs.
+    outer = pilot.locator(".zone-choice[data-zone=outer-rim]")
+    expect(outer).to_have_class(re.compile(r"\bout\b"))
+    expect(outer).to_contain_text("needs 3")
+    expect(pilot.locator(".zone-choice[data-zone=raider-den]")).to_contain_text("too far")
+
+    assert pick_cards(pilot, 5) >= 1
+    total = int(pilot.inner_text("#hand [data-total]"))
+    assert total >= 3, f"seed 7 deals the Pilot {total}: pick another seed"
+    expect(outer).to_have_class(re.compile(r"\breach\b"))
+    for tile in pilot.locator(".zone-choice").all():
+        need = int(tile.get_attribute("data-need") or 0)
+        assert ("out" in (tile.get_attribute("class") or "").split()) is (need > total)
+    expect(pilot.locator(".zone-choice[data-zone=raider-den] input")).to_be_disabled()
+
+    pilot.locator(".zone-pick-map g.zone[data-zone=outer-rim]").click()
+    expect(outer.locator("input")).to_be_checked()
+    expect(pilot.locator(".zone-pick-map g.zone[data-zone=outer-rim]")).to_have_class(
+        re.compile(r"\bpicked\b")
+    )
+    shot(pilot, "phone-pilot-zone-map", full_page=True)
+    assert small_targets(pilot) == []
+    send(pilot)
+    gm.locator("#turn button:has-text('Close orders')").first.click()
+
+    expect(display.locator("#reveal")).to_contain_text("Turn 1 revealed", timeout=WAIT)
+    expect(display.locator("#reveal")).to_contain_text("Kestrel moved from Jump Point to Outer Rim")
+    for page in (display, gm, pilot):
+        expect(kestrel_zone(page)).to_have_attribute("data-zone", "outer-rim", timeout=WAIT)
+    for seat, page in phones.items():
+        if seat.startswith("kestrel"):
+            expect(page.locator(".zone-here")).to_contain_text("Kestrel is in Outer Rim")
+        else:
+            contact = page.locator(".contact", has_text="Kestrel")
+            expect(contact).to_contain_text("in Outer Rim · 1 zone", timeout=WAIT)
+    shot(display, "projector-zone-map")
