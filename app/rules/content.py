@@ -48,9 +48,11 @@ RANGE_BANDS = (
     RangeBand("long", "Long", 6, 8, 5),
     RangeBand("very_long", "Very Long", 9, 9, 7),
 )
-MODULES = ("starmada", "syshit")
+MODULES = ("starmada", "syshit", "npc", "seats")
 SYSTEMS = ("normal", "fragile", "reinforced")
 CREWS = ("players", "npc")
+# M-NPC-1: an NPC ship's Crew Quality, lowest first; its rating is its place here + 1.
+QUALITIES = ("basic", "proficient", "talented", "exceptional")
 CARD_VALUE_MAX = 9
 
 
@@ -151,6 +153,7 @@ class ShipPlacement:
     x: int
     y: int
     shields_active: bool
+    quality: str = "proficient"
 
 
 @dataclass(frozen=True)
@@ -403,7 +406,9 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
 
     ships: list[ShipPlacement] = []
     for entry in sheet.tables(
-        "ships", required=("id", "name", "ship_class", "crew", "side", "x", "y", "shields_active")
+        "ships",
+        required=("id", "name", "ship_class", "crew", "side", "x", "y", "shields_active"),
+        optional=("quality",),
     ):
         # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
         ships.append(
@@ -416,6 +421,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
                 _square(entry, "x", settings.map_width, "map_width"),
                 _square(entry, "y", settings.map_height, "map_height"),
                 entry.flag("shields_active"),
+                entry.choice("quality", QUALITIES, "crew quality", default="proficient"),
             )
         )
     if len(ships) < 2:

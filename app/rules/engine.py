@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import commands as c
-from . import gm, timing
+from . import gm, seats, tactic, timing
 from .cards import draw_for_turn
 from .context import Context
 from .errors import refuse
@@ -84,7 +84,9 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         seconds=seconds,
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
+    seats.settle(ctx)  # M-SEATS-1: a move that waited for a fallen crew member happens now
     draw_for_turn(ctx)
+    tactic.give_orders(ctx)  # M-NPC-2: NPC crews choose as Orders open
 
 
 # Left out of the undo snapshot: static cards, and what the room has already seen and heard.
@@ -216,5 +218,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetRedAlert: gm.set_red_alert,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
+    c.SetNpc: tactic.set_npc,
+    c.ChangePosition: seats.change_position,
 }
 assert set(HANDLERS) == set(c.COMMANDS.values()), "every command needs a handler"

@@ -22,6 +22,7 @@ ANY_PHASE = frozenset(
         "SendMessage",
         "SetRedAlert",
         "SetSetting",
+        "SetNpc",
         "EndCombat",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
@@ -32,7 +33,7 @@ ANY_PHASE = frozenset(
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
         "label": "Downtime",
-        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule"}),
+        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule", "ChangePosition"}),
         "next": "orders",
     },
     "orders": {
@@ -46,6 +47,7 @@ PHASES: dict[str, dict[str, object]] = {
                 "PauseTimer",
                 "ResumeTimer",
                 "ExtendTimer",
+                "ChangePosition",
             }
         ),
         "next": "resolve",
@@ -66,7 +68,7 @@ PHASES: dict[str, dict[str, object]] = {
     },
     "turn_end": {
         "label": "End of turn",
-        "allows": frozenset({"StartTurn", "UndoResolution"}),
+        "allows": frozenset({"StartTurn", "UndoResolution", "ChangePosition"}),
         "next": "orders",
     },
 }
