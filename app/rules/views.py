@@ -222,7 +222,13 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             else "Your station is at zero health: no cards until Engineering repairs it."
         )
     elif not manned(state, station):
-        down = "Your character is unconscious: the station is unmanned until first aid."
+        # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
+        status = state["characters"][station["crew"]["character"]]["status"]
+        down = f"Your character is {status}: the station is unmanned" + (
+            " until first aid." if status == "unconscious" else "."
+        )
+        if "seats" in state["modules"]:
+            down += " Another crew member may take it."
     if ship["destroyed"]:
         down = f"{ship['name']} has been destroyed."
     view["me"] = {
