@@ -10,6 +10,8 @@ from typing import Any
 
 from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
+from .npc import automated as npc_automated
+from .npc import quality as npc_quality
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -251,6 +253,8 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         ],
         "order": order,
         "allocation": allocation,
+        # M-SEATS-1: the station this player waits to move to, if any.
+        "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
     }
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
@@ -276,6 +280,12 @@ def gm_view(state: State, shared: View | None = None) -> View:
     view["can_undo"] = bool(state["undo"] and state["undo"]["turn"] == state["turn"])
     view["settings"] = dict(state["settings"])
     view["messages"] = list(state["messages"])
+    # M-NPC-1/2: each NPC ship's Crew Quality and automation, for the GM only.
+    view["npc"] = {
+        s["id"]: {"quality": npc_quality(s), "auto": npc_automated(s)}
+        for s in ships_in_order(state)
+        if s["crew"] == "npc"
+    }
     return view
 
 
