@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.rules import gm_view, station_view
 from app.rules import commands as c
+from app.rules import gm_view, station_view
 from app.web.render import render_page
 from tests.rules.builders import game, run, started
 
