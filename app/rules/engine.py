@@ -84,7 +84,6 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         seconds=seconds,
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
-    seats.settle(ctx)  # M-SEATS-1: a move that waited for a fallen crew member happens now
     draw_for_turn(ctx)
     tactic.give_orders(ctx)  # M-NPC-2: NPC crews choose as Orders open
 

@@ -248,7 +248,9 @@ async def create_seat(
             Actor.system(),
             f"seat:{seat_id}",
         )
-        ended = await _end_claims(session, key, ship, station)
+        # Rows left behind by a move the engine made outside a seat change are put right first.
+        moved = await realign(session, game)
+        ended = await _end_claims(session, key, ship, station) + int(moved)
         if ended:
             await _tell_seats_ended(session, key)
         session.add(
