@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pass_turn, pick_cards, send
+from tests.browser.screens import create_game, join, pass_turn, pick_cards, send
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -43,12 +43,8 @@ def test_three_npc_raiders_fight_with_no_gm_input_and_a_player_changes_station(
 ) -> None:
     base = server.base
     gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    gm.goto(f"{base}/gm")
-    gm.click("label.choice:has(input[value=boarding-party])")
-    gm.click("button:has-text('Create game')")
-    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    code = create_game(gm, base, "boarding-party")
     game_id = gm.url.rsplit("/", 1)[1]
-    code = gm.inner_text(".gm-join .d-code").strip()
     display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     display.goto(f"{base}/display/{game_id}")
 
