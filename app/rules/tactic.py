@@ -172,6 +172,19 @@ def choose(state: State, ship: Ship, station: Station) -> dict[str, Any] | None:
     return tactic(state, ship, station, npc.rating(ship)) if tactic else None
 
 
+def npc_order(state: State, ship_id: str, station_id: str) -> SubmitOrder | PassOrder | None:
+    """The tactic's order for one NPC station as a command (for the GM's "let the NPCs choose"
+    when automation is off); None for a station the Crew Quality does not work."""
+    ship = get_ship(state, ship_id)
+    station = ship["stations"][station_id]
+    if not npc.is_npc_station(state, ship, station):
+        return None
+    fields = choose(state, ship, station)
+    if fields is None:
+        return PassOrder(ship=ship_id, station=station_id)
+    return SubmitOrder(ship=ship_id, station=station_id, **fields)
+
+
 def give_orders(ctx: Context, only: str | None = None) -> None:
     """When Orders open: one order (or a pass) for every waiting station of each automated NPC
     ship (or of the ship `only`)."""
