@@ -71,6 +71,7 @@ class SubmitOrder(Command):
     y: int | None = None
     value: int | None = None  # only the GM may give a bare value (NPC ships have no hands)
     zone: str | None = None  # a manoeuvre's destination on a zone map (G-ZONE-3)
+    override: str | None = None  # M-SEATS-2: give this other station's order from `station`
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,15 @@ class PassOrder(Command):
 
 @dataclass(frozen=True)
 class WithdrawOrder(Command):
+    gm_only: ClassVar[bool] = False
+    ship: str
+    station: str
+
+
+@dataclass(frozen=True)
+class ChangePosition(Command):
+    """M-SEATS-1: the player moves to another station of their ship."""
+
     gm_only: ClassVar[bool] = False
     ship: str
     station: str
@@ -272,6 +282,15 @@ class SetModule(Command):
 
 
 @dataclass(frozen=True)
+class SetNpc(Command):
+    """M-NPC-1/2: an NPC ship's Crew Quality and whether its tactic gives its orders."""
+
+    ship: str
+    quality: str | None = None
+    auto: bool | None = None
+
+
+@dataclass(frozen=True)
 class SetSetting(Command):
     name: str
     value: int | bool
@@ -321,6 +340,8 @@ COMMANDS: dict[str, type[Command]] = {
         SetModule,
         SetSetting,
         SetMagazine,
+        SetNpc,
+        ChangePosition,
     )
 }
 

@@ -49,12 +49,14 @@ RANGE_BANDS = (
     RangeBand("long", "Long", 6, 8, 5),
     RangeBand("very_long", "Very Long", 9, 9, 7),
 )
-MODULES = ("starmada", "syshit", "weapons")
+MODULES = ("starmada", "syshit", "weapons", "npc", "seats")
 # rule: M-WEAPONS-1: a weapon kind's reach, used when its sheet gives no max_range.
 KIND_REACH = {"grappler": "close", "pdc": "close", "rail_gun": "medium", "torpedo": "long"}
 MAGAZINE_DEFAULT = 4  # rule: M-WEAPONS-6: torpedoes a launcher holds unless its sheet says
 SYSTEMS = ("normal", "fragile", "reinforced")
 CREWS = ("players", "npc")
+# M-NPC-1: an NPC ship's Crew Quality, lowest first; its rating is its place here + 1.
+QUALITIES = ("basic", "proficient", "talented", "exceptional")
 CARD_VALUE_MAX = 9
 
 
@@ -157,6 +159,7 @@ class ShipPlacement:
     y: int
     shields_active: bool
     zone: str | None = None  # on a zone map (G-ZONE-1), where it stands; x and y are then 0
+    quality: str = "proficient"
 
 
 @dataclass(frozen=True)
@@ -448,7 +451,9 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     ships: list[ShipPlacement] = []
     where = ("zone",) if zone_map else ("x", "y")
     for entry in sheet.tables(
-        "ships", required=("id", "name", "ship_class", "crew", "side", *where, "shields_active")
+        "ships",
+        required=("id", "name", "ship_class", "crew", "side", *where, "shields_active"),
+        optional=("quality",),
     ):
         if zone_map is None:
             # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
@@ -469,6 +474,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
                 y,
                 entry.flag("shields_active"),
                 zone,
+                entry.choice("quality", QUALITIES, "crew quality", default="proficient"),
             )
         )
     if len(ships) < 2:

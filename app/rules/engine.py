@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import commands as c
-from . import gm, timing, weapons
+from . import gm, seats, tactic, timing, weapons
 from .cards import draw_for_turn
 from .context import Context
 from .errors import refuse
@@ -86,6 +86,7 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
     draw_for_turn(ctx)
+    tactic.give_orders(ctx)  # M-NPC-2: NPC crews choose as Orders open
 
 
 # Left out of the undo snapshot: static cards, and what the room has already seen and heard.
@@ -219,5 +220,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
     c.SetMagazine: weapons.set_magazine,
+    c.SetNpc: tactic.set_npc,
+    c.ChangePosition: seats.change_position,
 }
 assert set(HANDLERS) == set(c.COMMANDS.values()), "every command needs a handler"

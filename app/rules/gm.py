@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import commands as c
+from . import seats
 from .cards import draw_up, enforce_limit, return_skill_cards
 from .content import MODULES
 from .context import Context
@@ -325,6 +326,7 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
         station=station["id"],
         seat=crew["seat"],
     )
+    seats.settle(ctx)  # M-SEATS-1: a player waiting for this station takes it now
 
 
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:

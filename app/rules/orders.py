@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import npc, seats
 from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .content import RANGE_BANDS, band_index
@@ -46,7 +47,11 @@ def _acting_station(
 
 
 def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
-    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    ship, hand = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    # M-SEATS-2: an override gives another station's order, with cards from this one's hand.
+    station = (
+        hand if cmd.override is None else seats.override_target(ctx.state, ship, hand, cmd.override)
+    )
     spec = ACTIONS.get(cmd.action)
     if spec is None or spec["role"] != station["role"]:
         allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))
@@ -54,8 +59,14 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
             "ACTION_NOT_FOR_STATION",
             f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.",
         )
-    _check_operational(ship, station, cmd)
-    cards, value = _played_value(ctx, station, cmd, spec)
+    if cmd.override is None:
+        _check_operational(ship, station, cmd)
+    rolled = npc.rolls_at_reveal(ctx.state, ship, station, cmd)
+    cards: tuple[str, ...]
+    if rolled:  # M-NPC-1: the checks judge the best the crew's roll can give
+        cards, value = (), npc.best_roll(ship)
+    else:
+        cards, value = _played_value(ctx, hand, cmd, spec)
     order: dict[str, Any] = {
         "ship": ship["id"],
         "station": station["id"],
@@ -65,6 +76,11 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         "by": "gm" if cmd.actor.is_gm else "seat",
     }
     CHECKS[cmd.action](ctx.state, ship, station, cmd, value, order)
+    if rolled:
+        order.update(value=0, npc=npc.quality(ship))
+    seats.clear_override(ctx.state, ship, hand)
+    if cmd.override is not None:
+        seats.record_override(ctx.state, ship, hand, order)
     key = station_key(ship, station)
     replaced = key in ctx.state["orders"]
     ctx.state["orders"][key] = order
@@ -82,6 +98,7 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
 
 def pass_order(ctx: Context, cmd: PassOrder) -> None:
     ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    seats.clear_override(ctx.state, ship, station)
     key = station_key(ship, station)
     ctx.state["orders"][key] = {
         "ship": ship["id"],
@@ -105,7 +122,9 @@ def pass_order(ctx: Context, cmd: PassOrder) -> None:
 def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
     ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     key = station_key(ship, station)
-    if ctx.state["orders"].pop(key, None) is None:
+    overriding = key in ctx.state["orders"] and ctx.state["orders"][key].get("overriding")
+    seats.clear_override(ctx.state, ship, station)  # takes back an override with it
+    if ctx.state["orders"].pop(key, None) is None and not overriding:
         raise refuse("NO_ORDER", "There is no order to take back.")
     ctx.emit(
         "OrderWithdrawn",

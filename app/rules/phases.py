@@ -23,6 +23,7 @@ ANY_PHASE = frozenset(
         "SendMessage",
         "SetRedAlert",
         "SetSetting",
+        "SetNpc",
         "EndCombat",
         "SetMagazine",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
@@ -34,7 +35,7 @@ ANY_PHASE = frozenset(
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
         "label": "Downtime",
-        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule"}),
+        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule", "ChangePosition"}),
         "next": "orders",
     },
     "orders": {
@@ -48,6 +49,7 @@ PHASES: dict[str, dict[str, object]] = {
                 "PauseTimer",
                 "ResumeTimer",
                 "ExtendTimer",
+                "ChangePosition",
             }
         ),
         "next": "resolve",
@@ -68,7 +70,7 @@ PHASES: dict[str, dict[str, object]] = {
     },
     "turn_end": {
         "label": "End of turn",
-        "allows": frozenset({"StartTurn", "UndoResolution"}),
+        "allows": frozenset({"StartTurn", "UndoResolution", "ChangePosition"}),
         "next": "orders",
     },
 }

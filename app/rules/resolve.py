@@ -12,6 +12,7 @@ from .content import band_index
 from .context import Context
 from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
 from .errors import refuse
+from .npc import roll_at_reveal
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import (
@@ -47,8 +48,10 @@ def reveal_and_resolve(ctx: Context) -> None:
             }
     for order in state["orders"].values():
         ship = state["ships"][order["ship"]]
-        station = ship["stations"][order["station"]]
+        # M-SEATS-2: an override's cards come from the station that gave it, which must still work.
+        station = ship["stations"][order.get("from", order["station"])]
         _recheck(ctx, ship, station, order)
+        roll_at_reveal(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
         order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
@@ -90,8 +93,14 @@ def _public_order(state: dict[str, Any], order: Order) -> dict[str, Any]:
 
 def describe_order(state: dict[str, Any], ship: Ship, station: dict[str, Any], order: Order) -> str:
     who = f"{role_label(station)} of {ship['name']}"
+    if order.get("from"):
+        who += f" (overridden by {role_label(ship['stations'][order['from']])})"
     action = order["action"]
     if action == "pass":
+        if order.get("overriding"):
+            return (
+                f"{who} gave {role_label(ship['stations'][order['overriding']])}'s order instead."
+            )
         return f"{who} passed."
     label = ACTIONS[action]["label"]
     value = f" ({order['value']})" if ACTIONS[action]["kinds"] else ""
@@ -192,7 +201,9 @@ def bonus_from(ctx: Context, value: int) -> int:
 
 def action_value(ctx: Context, order: Order) -> tuple[int, list[list[Any]]]:
     """Cards played plus any Command or GM bonus given to that station this turn (G-TURN-1)."""
-    parts: list[list[Any]] = [["cards", int(order["value"])]]
+    # An NPC crew's value is its rating and die (M-NPC-1), kept on the order at the reveal.
+    parts: list[list[Any]] = [list(p) for p in order.get("breakdown", [["cards", order["value"]]])]
+    parts += [list(p) for p in order.get("adjust", ())]  # M-SEATS-2: an override's −2
     parts += modifiers_for(ctx, order["ship"], "station", order["station"])
     return sum(v for _, v in parts), parts
 

@@ -77,6 +77,7 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
             "weapons": [{**dataclasses.asdict(w), "loaded": w.magazine} for w in cls.weapons],
             "destroyed": False,
             "starmada": {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0},
+            "npc": {"quality": placement.quality, "auto": True},  # M-NPC-1, M-NPC-2
         }
     characters: dict[str, dict[str, Any]] = {}
     for ch in catalogue.characters.values():

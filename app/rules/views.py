@@ -11,6 +11,8 @@ from typing import Any
 from . import weapons as weapon_rules
 from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
+from .npc import automated as npc_automated
+from .npc import quality as npc_quality
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -226,7 +228,13 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             else "Your station is at zero health: no cards until Engineering repairs it."
         )
     elif not manned(state, station):
-        down = "Your character is unconscious: the station is unmanned until first aid."
+        # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
+        status = state["characters"][station["crew"]["character"]]["status"]
+        down = f"Your character is {status}: the station is unmanned" + (
+            " until first aid." if status == "unconscious" else "."
+        )
+        if "seats" in state["modules"]:
+            down += " Another crew member may take it."
     if ship["destroyed"]:
         down = f"{ship['name']} has been destroyed."
     view["me"] = {
@@ -251,6 +259,8 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "order": order,
         "allocation": allocation,
         "weapons": weapon_rules.station_part(state, ship, view["weapons"]),
+        # M-SEATS-1: the station this player waits to move to, if any.
+        "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
     }
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
@@ -276,6 +286,12 @@ def gm_view(state: State, shared: View | None = None) -> View:
     view["can_undo"] = bool(state["undo"] and state["undo"]["turn"] == state["turn"])
     view["settings"] = dict(state["settings"])
     view["messages"] = list(state["messages"])
+    # M-NPC-1/2: each NPC ship's Crew Quality and automation, for the GM only.
+    view["npc"] = {
+        s["id"]: {"quality": npc_quality(s), "auto": npc_automated(s)}
+        for s in ships_in_order(state)
+        if s["crew"] == "npc"
+    }
     return view
 
 

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,11 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
+from app.rules.state import seat_station
 
 from .commands import (
     NOTIFY_CHANNEL,
     SessionFactory,
     apply_locked,
+    canonical,
     committed,
     game_key,
     lock_game,
@@ -246,7 +248,9 @@ async def create_seat(
             Actor.system(),
             f"seat:{seat_id}",
         )
-        ended = await _end_claims(session, key, ship, station)
+        # Rows left behind by a move the engine made outside a seat change are put right first.
+        moved = await realign(session, game)
+        ended = await _end_claims(session, key, ship, station) + int(moved)
         if ended:
             await _tell_seats_ended(session, key)
         session.add(
@@ -286,6 +290,7 @@ async def revoke_seat(
         version, fresh = await _unseat_if_manned(
             session, game, seat.ship, seat.station, str(seat.id)
         )
+        await realign(session, game)  # a move queued for that station happened (M-SEATS-1)
     seats_ended(key)
     if fresh:
         committed(key, version)
@@ -309,6 +314,7 @@ async def free_seat(
         version, fresh = await _unseat_if_manned(
             session, game, ship, station, crew["seat"] if crew else None
         )
+        await realign(session, game)  # a move queued for that station happened (M-SEATS-1)
     seats_ended(key)
     if fresh:
         committed(key, version)
@@ -465,3 +471,37 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
         return uuid.UUID(seat_id)
     except (ValueError, TypeError, AttributeError):
         raise ServiceError("NO_SUCH_SEAT", "That seat does not exist.") from None
+
+
+# --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
+
+
+async def realign(session: AsyncSession, game: Game) -> bool:
+    """Make the game's live seat rows name the stations the engine has their crew at; a seat
+    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
+    row changed (the caller's process then forgets the game's tokens after the commit)."""
+    state: dict[str, Any] = canonical(game.whole_state)
+    rows = (
+        await session.scalars(
+            select(Seat).where(Seat.game_id == game.id, Seat.revoked_at.is_(None))
+        )
+    ).all()
+    moving: list[tuple[Seat, str]] = []
+    for row in rows:
+        found = seat_station(state, str(row.id))
+        if found is None:
+            row.revoked_at = datetime.now(UTC)
+        elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
+            moving.append((row, found[1]["id"]))
+    ended = [row for row in rows if row.revoked_at is not None]
+    if not moving and not ended:
+        return False
+    # Two steps, so that rows trading stations never both claim one (a unique index).
+    for row, _ in moving:
+        row.station = f"~{row.id}"
+    await session.flush()
+    for row, station in moving:
+        row.station = station
+    await session.flush()
+    await _tell_seats_ended(session, game.id)
+    return True

@@ -22,6 +22,7 @@ from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
+from app.rules.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,
@@ -203,11 +204,15 @@ async def npc_auto(
     """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting. The
     choice is the GM's, not the game's dice, so it uses its own generator."""
     rng = random.Random()
-    return await _order_waiting_npcs(
-        session_factory,
-        game_id,
-        lambda state, ship, station: command_fields(propose(state, ship, station, rng, Actor.gm())),
-    )
+
+    def choose(state: dict[str, Any], ship: str, station: str) -> dict[str, Any]:
+        if "npc" in state["modules"]:  # M-NPC-2: the crew's tactic, rolled at the reveal
+            order = npc_order(state, ship, station)
+            if order is not None:
+                return command_fields(order)
+        return command_fields(propose(state, ship, station, rng, Actor.gm()))
+
+    return await _order_waiting_npcs(session_factory, game_id, choose)
 
 
 async def _order_waiting_npcs(

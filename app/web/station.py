@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -9,7 +10,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import GameId, SessionFactoryDep, screen_caller, seat_cookie
 from app.rules import Actor
-from app.service import SeatInfo, ServiceError, current_view, game_info, revoke_seat
+from app.service import (
+    SeatInfo,
+    ServiceError,
+    current_view,
+    game_info,
+    positions,
+    revoke_seat,
+    view_for,
+)
 from app.service.commands import game_key
 
 from .fields import plain_form_text, whole_number
@@ -114,6 +123,8 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
         data["y"] = whole_number(y, "A square's row", 0, MAP_MAX)
     if data["action"] in ("shields_up", "shields_down", "release"):
         data["cards"] = []  # costs no cards, whatever is still selected
+    if form.get("override"):  # M-SEATS-2: this order is another station's
+        data["override"] = str(form.get("override"))
     return data
 
 
@@ -201,3 +212,26 @@ async def leave(
     response = Response(status_code=204, headers={"HX-Redirect": f"/join/{info.join_code}"})
     response.delete_cookie(seat_cookie(game_id), path="/")
     return response
+
+
+@router.post("/play/{game_id}/position", response_class=HTMLResponse)
+async def change_position(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    """M-SEATS-1: move to another station of my ship (its seat row moves with me)."""
+    seat = await _seat(request, game_id, session_factory)
+    if seat is None:
+        return _gone()
+    form = await request.form()
+    command_id = str(form.get("command_id") or "") or secrets.token_hex(12)
+    try:
+        result = await positions.change_position(
+            session_factory,
+            game_id,
+            seat.id,
+            str(form.get("station") or ""),
+            f"seat:{seat.id}:{command_id}",
+        )
+    except ServiceError as error:
+        return toast(error)
+    return HTMLResponse(render_push("station", view_for(result.state, seat.viewer), result.version))

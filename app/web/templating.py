@@ -187,11 +187,14 @@ def order_text(view: View, order: View) -> str:
     """An order in words, for its own station and the GM (the engine words orders only once
     they are revealed)."""
     if order["action"] == "pass":
+        if order.get("overriding"):  # M-SEATS-2
+            return f"Giving {order['overriding']}'s order instead (override −2)."
         return "Pass."
     action = ACTIONS.get(order["action"])
     text = order["action"] if action is None else action["label"]
     if action is not None and action["kinds"]:
-        text += f" ({order['value']})"
+        # M-NPC-1: an NPC crew's value is rolled at the reveal.
+        text += " (crew roll)" if order.get("npc") else f" ({order['value']})"
     if order.get("target"):
         text += f" → {ship_of(view, order['target'])['name']}"
     if order.get("target_station"):

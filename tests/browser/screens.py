@@ -24,9 +24,14 @@ VIBRATE_SPY = (
 )
 
 
-def create_game(gm: Page, base: str) -> str:
-    """The GM makes a game with the lobby's defaults; returns its join code."""
+def create_game(gm: Page, base: str, scenario: str | None = None, seed: int | None = None) -> str:
+    """The GM makes a game with the lobby's defaults (or this scenario and seed); returns its
+    join code."""
     gm.goto(f"{base}/gm")
+    if scenario is not None:
+        gm.click(f"label.choice:has(input[value={scenario}])")
+    if seed is not None:
+        gm.fill("#seed", str(seed))
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     return gm.inner_text(".gm-join .d-code").strip()

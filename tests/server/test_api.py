@@ -5,6 +5,7 @@ import uuid
 from fastapi.testclient import TestClient
 
 from app.rules import COMMANDS
+from app.rules.content import MODULES
 
 from .conftest import Table
 
@@ -14,7 +15,7 @@ def test_scenarios_list_ships_stations_characters_and_modules(client: TestClient
     skirmish = next(s for s in body["scenarios"] if s["id"] == "skirmish")
     kestrel = next(s for s in skirmish["ships"] if s["id"] == "kestrel")
     assert {st["id"] for st in kestrel["stations"]} == {"weapons", "engineering", "pilot", "comms"}
-    assert body["characters"] and set(body["modules"]) == {"starmada", "syshit", "weapons"}
+    assert body["characters"] and set(body["modules"]) == set(MODULES)
 
 
 def test_create_game_returns_its_id_code_and_gm_token(client: TestClient) -> None:

@@ -1,0 +1,75 @@
+"""M-NPC-1: an NPC ship's crew acts by its Crew Quality: rating + 1d6, rolled at the reveal.
+
+The tactic that picks those orders is in tactic.py; this module only knows who counts as an NPC
+crew and how its action value is made, so orders.py and resolve.py can ask without a cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .commands import SubmitOrder
+from .content import QUALITIES
+from .context import Context
+from .phases import ACTIONS
+from .state import Ship, State, Station, role_label
+
+DIE = 6
+
+
+def quality(ship: Ship) -> str:
+    # States saved before the module existed have no "npc" entry: they get the sheet's default.
+    return str((ship.get("npc") or {}).get("quality", "proficient"))
+
+
+def rating(ship: Ship) -> int:
+    """Basic 1, Proficient 2, Talented 3, Exceptional 4."""
+    return QUALITIES.index(quality(ship)) + 1
+
+
+def automated(ship: Ship) -> bool:
+    return bool((ship.get("npc") or {}).get("auto", True))
+
+
+def is_npc_station(state: State, ship: Ship, station: Station) -> bool:
+    """A station the Crew Quality works: the module is on, the ship has no player crew and
+    nobody sits there."""
+    return "npc" in state["modules"] and ship["crew"] == "npc" and station["crew"] is None
+
+
+def rolls_at_reveal(state: State, ship: Ship, station: Station, cmd: SubmitOrder) -> bool:
+    """An order for an NPC station given without cards or a number: its value is the crew's
+    roll at the reveal. A GM who types a number still replaces the roll with it."""
+    return (
+        cmd.actor.is_gm
+        and cmd.value is None
+        and not cmd.cards
+        and bool(ACTIONS[cmd.action]["kinds"])
+        and is_npc_station(state, ship, station)
+    )
+
+
+def best_roll(ship: Ship) -> int:
+    """The highest value the roll can give: what an order's checks (how far to move) allow."""
+    return rating(ship) + DIE
+
+
+def roll_at_reveal(ctx: Context, ship: Ship, station: Station, order: dict[str, Any]) -> None:
+    """Roll rating + 1d6 for an NPC order now revealed, keeping the breakdown on the order."""
+    if not order.get("npc") or order["action"] == "pass":
+        return
+    base = rating(ship)
+    roll = ctx.dice.roll(DIE)
+    name = f"{quality(ship).capitalize()} crew"
+    order["value"] = base + roll
+    order["breakdown"] = [[name, base], ["d6", roll]]
+    ctx.emit(
+        "NpcActionRolled",
+        f"{role_label(station)} of {ship['name']} ({name}): {base} + d6 {roll} = {base + roll}.",
+        ship=ship["id"],
+        station=station["id"],
+        purpose="crew quality",
+        roll=roll,
+        rating=base,
+        value=base + roll,
+    )

@@ -1,0 +1,57 @@
+"""M-SEATS-1 on the server: a player's change of position, with the seats table kept in step.
+
+A seat row names the station its phone acts for (its orders are scoped to it), so when the engine
+moves a crew member the row moves in the same transaction, and every process forgets the game's
+tokens (as when seats end) so none acts for the old station from a remembered answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+
+from app.db.models import Seat
+from app.rules import Actor
+
+from .commands import (
+    CommandResult,
+    SessionFactory,
+    apply_locked,
+    committed,
+    game_key,
+    lock_game,
+)
+from .errors import ServiceError
+from .seats import realign, seats_ended
+
+
+async def change_position(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    seat_id: uuid.UUID,
+    station: str,
+    command_id: str,
+) -> CommandResult:
+    """The seat's player moves to `station` of their ship (at once, or queued by the engine)."""
+    key = game_key(game_id)
+    async with session_factory() as session, session.begin():
+        game = await lock_game(session, key)
+        seat = await session.scalar(
+            select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
+        )
+        if seat is None:
+            raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
+        result, fresh = await apply_locked(
+            session,
+            game,
+            {"type": "ChangePosition", "ship": seat.ship, "station": station},
+            Actor.for_seat(str(seat.id)),
+            command_id,
+        )
+        moved = await realign(session, game)
+    if moved:
+        seats_ended(key)
+    if fresh:
+        committed(key, result.version)
+    return result
