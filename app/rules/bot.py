@@ -23,7 +23,7 @@ from .content import band_index, range_band_for
 from .engine import apply
 from .errors import RulesError
 from .phases import ACTIONS, actions_for
-from .state import State, distance, health, manned, operational, station_key
+from .state import State, card_of, distance, health, manned, operational, station_key
 
 
 def propose(
@@ -40,7 +40,7 @@ def propose(
             continue
         kinds = ACTIONS[action]["kinds"]
         if kinds:
-            playable = [c for c in station["hand"] if state["cards"][c]["kind"] in kinds]
+            playable = [c for c in station["hand"] if card_of(state, c)["kind"] in kinds]
             if actor.role == "gm" and station["crew"] is None:
                 params["value"] = rng.randint(1, 6)
             elif not playable:
@@ -48,7 +48,7 @@ def propose(
             else:
                 params["cards"] = tuple(rng.sample(playable, rng.randint(1, len(playable))))
         if action == "manoeuvre":
-            reach = params.get("value") or sum(state["cards"][c]["value"] for c in params["cards"])
+            reach = params.get("value") or sum(card_of(state, c)["value"] for c in params["cards"])
             params["x"], params["y"] = _square_within(state, ship, reach, rng)
         command = SubmitOrder(
             ship=ship_id, station=station_id, action=action, actor=actor, now=now, **params

@@ -231,6 +231,18 @@ class RestoreShip(Command):
 
 
 @dataclass(frozen=True)
+class AddShip(Command):
+    """A whole ship of any class the game knows, brought in mid-game (a second wave)."""
+
+    ship_class: str
+    name: str
+    side: str
+    x: int
+    y: int
+    crew: str = "npc"  # npc | players
+
+
+@dataclass(frozen=True)
 class SeatCrew(Command):
     ship: str
     station: str
@@ -295,6 +307,7 @@ COMMANDS: dict[str, type[Command]] = {
         FirstAid,
         DestroyShip,
         RestoreShip,
+        AddShip,
         SeatCrew,
         UnseatCrew,
         SendMessage,

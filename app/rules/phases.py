@@ -17,6 +17,7 @@ ANY_PHASE = frozenset(
         "FirstAid",
         "DestroyShip",
         "RestoreShip",
+        "AddShip",
         "SeatCrew",
         "UnseatCrew",
         "SendMessage",

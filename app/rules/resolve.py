@@ -13,7 +13,7 @@ from .damage import damage_hull, damage_shields, damage_shields_box, damage_stat
 from .errors import refuse
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
-from .state import Ship, distance, hand_limit, health, manned, operational, role_label
+from .state import Ship, card_of, distance, hand_limit, health, manned, operational, role_label
 from .timing import clear_deadline, set_deadline
 
 Order = dict[str, Any]
@@ -39,7 +39,7 @@ def reveal_and_resolve(ctx: Context) -> None:
         _recheck(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
-        order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
+        order["played"] = [dict(card_of(state, c)) for c in order["cards"]]
     state["revealed"] = {"turn": state["turn"], "orders": dict(state["orders"]), "results": []}
     clear_deadline(state)
     ctx.emit(
@@ -57,7 +57,7 @@ def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) ->
     held = [c for c in order["cards"] if c in station["hand"]]
     if held != order["cards"]:
         order["cards"] = held
-        order["value"] = sum(ctx.state["cards"][c]["value"] for c in held)
+        order["value"] = sum(card_of(ctx.state, c)["value"] for c in held)
     repairing_itself = order["action"] == "repair" and order.get("target_station") == station["id"]
     down = not operational(station) and not (station["role"] == "engineering" and repairing_itself)
     if order["action"] != "pass" and (down or ship["destroyed"]):

@@ -14,6 +14,7 @@ from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
     State,
+    card_of,
     distance,
     hand_limit,
     health,
@@ -153,7 +154,7 @@ def public_event(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cards(state: State, ids: list[str]) -> list[View]:
-    return [dict(state["cards"][c]) for c in ids]
+    return [dict(card_of(state, c)) for c in ids]
 
 
 def shared_view(state: State) -> View:
@@ -270,6 +271,10 @@ def gm_view(state: State, shared: View | None = None) -> View:
     view["can_undo"] = bool(state["undo"] and state["undo"]["turn"] == state["turn"])
     view["settings"] = dict(state["settings"])
     view["messages"] = list(state["messages"])
+    classes = state["sheets"]["classes"] if "sheets" in state else {}
+    view["ship_classes"] = sorted(
+        ({"id": k, "name": v["name"]} for k, v in classes.items()), key=lambda c: c["name"]
+    )
     return view
 
 
