@@ -39,6 +39,34 @@
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest("#toast")) e.target.closest("#toast").hidden = true;
   });
+  // What cannot be undone asks first, in two clicks: the first arms the button (it turns red and
+  // asks again), a second within 5 s acts. Not window.confirm: kiosk browsers block dialogs,
+  // and a blocked confirm answers "no" without a word.
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("button[data-confirm]");
+    if (!button) return;
+    if (button.classList.contains("confirming")) {
+      setTimeout(function () { disarm(button); }, 0);
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+    button.dataset.label = button.textContent;
+    button.textContent = button.dataset.confirm;
+    button.classList.add("confirming");
+    button.timer = setTimeout(function () { disarm(button); }, 5000);
+  }, true);
+  // A form that makes something new (the GM's "Add a ship") empties once it has worked.
+  body.addEventListener("htmx:afterRequest", function (e) {
+    var form = e.detail.elt;
+    if (e.detail.successful && form.matches && form.matches("form[data-reset]")) form.reset();
+  });
+  function disarm(button) {
+    clearTimeout(button.timer);
+    if (!button.classList.contains("confirming")) return;
+    button.classList.remove("confirming");
+    button.textContent = button.dataset.label;
+  }
   body.addEventListener("htmx:sendError", function (e) {
     var config = e.detail.requestConfig;
     if (config && config.verb === "get") return; // a poll or resync: the banner says enough
