@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, expect
 
 from app.content import load_catalogue
 from tests.browser.conftest import Server
@@ -19,7 +19,7 @@ WAIT = 15_000
 WIDTH, HEIGHT = 1366, 768
 
 
-def on_first_screen(page: Page, selector: str) -> dict[str, float]:
+def on_first_screen(page: Page, selector: str) -> FloatRect:
     """The element's box, asserted to lie wholly inside the viewport at the top of the page."""
     assert page.evaluate("window.scrollY") == 0
     box = page.locator(selector).bounding_box()
