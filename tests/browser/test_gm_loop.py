@@ -4,6 +4,7 @@ that ask first (two clicks, no dialog a kiosk browser would block)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -91,6 +92,16 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     expect(destroy).to_have_text("Destroy Iron Maw? Click again")
     gm.wait_for_timeout(700)
     expect(ship.locator(".destroyed-tag")).to_have_count(0)
+    # A push that redraws the ships meanwhile (here a hit on its Hull) leaves it armed.
+    headers = json.loads(gm.get_attribute("body", "hx-headers") or "{}")
+    hit = gm.request.post(
+        f"{server.base}/gm/{game_id}/command",
+        form={"type": "SetTrack", "ship": "iron-maw", "track": "hull", "damage": "1"},
+        headers={**headers, "HX-Request": "true"},
+    )
+    assert hit.ok, hit.text()
+    expect(hull).to_contain_text(f"{cruiser.hull.boxes - 1}/{cruiser.hull.boxes}", timeout=WAIT)
+    expect(destroy).to_have_text("Destroy Iron Maw? Click again")
     destroy.click()
     expect(ship.locator(".destroyed-tag")).to_have_text("DESTROYED", timeout=WAIT)
     expect(display.locator("#ship-status")).to_contain_text("DESTROYED", timeout=WAIT)
