@@ -23,7 +23,16 @@ from .content import band_index
 from .engine import apply
 from .errors import RulesError
 from .phases import ACTIONS, actions_for
-from .state import State, distance, health, manned, operational, range_band, station_key
+from .state import (
+    State,
+    card_of,
+    distance,
+    health,
+    manned,
+    operational,
+    range_band,
+    station_key,
+)
 from .weapons import can_fire
 from .zones import pick_destination
 
@@ -42,7 +51,7 @@ def propose(
             continue
         kinds = ACTIONS[action]["kinds"]
         if kinds:
-            playable = [c for c in station["hand"] if state["cards"][c]["kind"] in kinds]
+            playable = [c for c in station["hand"] if card_of(state, c)["kind"] in kinds]
             if actor.role == "gm" and station["crew"] is None:
                 params["value"] = rng.randint(1, 6)
             elif not playable:
@@ -50,7 +59,7 @@ def propose(
             else:
                 params["cards"] = tuple(rng.sample(playable, rng.randint(1, len(playable))))
         if action == "manoeuvre":
-            reach = params.get("value") or sum(state["cards"][c]["value"] for c in params["cards"])
+            reach = params.get("value") or sum(card_of(state, c)["value"] for c in params["cards"])
             if "zone" in ship:
                 params["zone"] = pick_destination(state, ship, reach, rng)
                 if params["zone"] is None:

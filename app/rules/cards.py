@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from .context import Context
-from .state import Ship, Station, hand_limit, manned, operational, station_key
+from .state import Ship, Station, card_of, hand_limit, manned, operational, station_key
 
 SKILL_CARDS_MAX = 3
 
 
 def is_skill(ctx: Context, card_id: str) -> bool:
-    return bool(ctx.state["cards"][card_id]["source"] == "skill")
+    return bool(card_of(ctx.state, card_id)["source"] == "skill")
 
 
 def skill_count(ctx: Context, station: Station) -> int:
@@ -90,7 +90,7 @@ def draw_for_turn(ctx: Context) -> None:
 def discard(ctx: Context, station: Station, card_id: str) -> None:
     """Played or dropped cards go to their own pile: Skill cards back to their character's."""
     station["hand"].remove(card_id)
-    owner = ctx.state["cards"][card_id].get("owner")
+    owner = card_of(ctx.state, card_id).get("owner")
     if owner is not None:
         ctx.state["characters"][owner]["discard"].append(card_id)
     else:
@@ -106,8 +106,9 @@ def enforce_limit(ctx: Context, ship: Ship, station: Station) -> list[str]:
     excess = len(station["hand"]) - hand_limit(station)
     if excess <= 0:
         return []
-    cards = ctx.state["cards"]
-    order = sorted(station["hand"], key=lambda c: (is_skill(ctx, c), cards[c]["value"]))
+    order = sorted(
+        station["hand"], key=lambda c: (is_skill(ctx, c), card_of(ctx.state, c)["value"])
+    )
     dropped = order[:excess]
     for card_id in dropped:
         discard(ctx, station, card_id)

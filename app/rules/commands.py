@@ -250,6 +250,19 @@ class RestoreShip(Command):
 
 
 @dataclass(frozen=True)
+class AddShip(Command):
+    """A whole ship of any class the game knows, brought in mid-game (a second wave)."""
+
+    ship_class: str
+    name: str
+    side: str
+    x: int
+    y: int
+    crew: str = "npc"  # npc | players
+    zone: str | None = None  # where it arrives on a zone map (G-ZONE-1); x and y are then unused
+
+
+@dataclass(frozen=True)
 class SeatCrew(Command):
     ship: str
     station: str
@@ -333,6 +346,7 @@ COMMANDS: dict[str, type[Command]] = {
         FirstAid,
         DestroyShip,
         RestoreShip,
+        AddShip,
         SeatCrew,
         UnseatCrew,
         SendMessage,

@@ -213,6 +213,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.FirstAid: gm.first_aid,
     c.DestroyShip: gm.destroy_ship,
     c.RestoreShip: gm.restore_ship,
+    c.AddShip: gm.add_ship,
     c.SeatCrew: gm.seat_crew,
     c.UnseatCrew: gm.unseat_crew,
     c.SendMessage: gm.send_message,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import commands as c
@@ -13,17 +14,19 @@ from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
 from .resolve import add_modifier
+from .sheets import build_ship
 from .state import (
     get_character,
     get_ship,
     get_station,
     health,
     manned,
+    put_in_zone,
     role_label,
     seats_at,
     station_key,
 )
-from .zones import place
+from .zones import get_zone, place, zone_map
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -278,6 +281,86 @@ def restore_ship(ctx: Context, cmd: c.RestoreShip) -> None:
     if health(ship["hull"]) == 0:
         ship["hull"]["damage"] = ship["hull"]["boxes"] - 1
     ctx.emit("ShipRestored", f"GM brought {ship['name']} back into the fight.", ship=ship["id"])
+
+
+SIDE = re.compile(r"[a-z0-9][a-z0-9-]{0,29}")
+SHIP_CREWS = ("npc", "players")
+
+
+def add_ship(ctx: Context, cmd: c.AddShip) -> None:
+    """G-SHIP-1: a ship of any class on the game's sheets, brought in whole: no damage, shields
+    raised if it has a generator, its decks shuffled, nobody aboard until someone sits down."""
+    sheets = ctx.state.get("sheets")
+    if sheets is None:
+        raise refuse(
+            "NO_SHIP_SHEETS",
+            "This game was made before ships could be added; start a new game from the lobby.",
+        )
+    sheet = sheets["classes"].get(cmd.ship_class)
+    if sheet is None:
+        known = ", ".join(sorted(sheets["classes"]))
+        raise refuse(
+            "NO_SUCH_CLASS", f"There is no ship class called {cmd.ship_class!r}; known: {known}."
+        )
+    name = cmd.name.strip()
+    if not 1 <= len(name) <= 60:
+        raise refuse("BAD_NAME", "A ship's name is 1 to 60 characters.")
+    ships = ctx.state["ships"]
+    if any(s["name"].casefold() == name.casefold() for s in ships.values()):
+        raise refuse("NAME_TAKEN", f"There is already a ship called {name}.")
+    if not SIDE.fullmatch(cmd.side):
+        raise refuse("BAD_SIDE", "A side is a short lower-case word, like 'players' or 'raiders'.")
+    if cmd.crew not in SHIP_CREWS:
+        raise refuse("BAD_CREW", "A ship is crewed by 'npc' or 'players'.")
+    zones = zone_map(ctx.state)
+    if zones is not None:
+        if cmd.zone is None:
+            raise refuse("ZONE_MAP", "This battle is on a zone map: give the ship a zone.")
+        zone = get_zone(zones, cmd.zone)
+        where, to = zone["name"], zone["id"]
+    else:
+        if cmd.zone is not None:
+            raise refuse("NOT_A_ZONE_MAP", "This battle is on squares: give the ship a square.")
+        settings = ctx.state["settings"]
+        if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
+            raise refuse("OFF_MAP", "That square is off the map.")
+        where, to = f"({cmd.x}, {cmd.y})", [cmd.x, cmd.y]
+    ship_id = _new_ship_id(ships, name, sheet["id"])
+    ship = build_ship(
+        sheet,
+        sheets["decks"],
+        ship_id=ship_id,
+        name=name,
+        crew=cmd.crew,
+        side=cmd.side,
+        x=cmd.x if zones is None else 0,
+        y=cmd.y if zones is None else 0,
+        shields_active=True,
+    )
+    if zones is not None:
+        put_in_zone(zones, ship, str(to))
+    for station in ship["stations"].values():
+        ctx.dice.shuffle(station["draw"])
+    ships[ship_id] = ship
+    ctx.emit(
+        "ShipAdded",
+        f"{name} ({sheet['name']}) joined the {cmd.side} at {where}.",
+        ship=ship_id,
+        ship_class=sheet["id"],
+        side=cmd.side,
+        crew=cmd.crew,
+        to=to,
+    )
+
+
+def _new_ship_id(ships: dict[str, Any], name: str, fallback: str) -> str:
+    """A slug of the name (ids name cards, `ship.station.card`, so no dots), unique in the game."""
+    base = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:30] or fallback
+    ship_id, n = base, 1
+    while ship_id in ships:
+        n += 1
+        ship_id = f"{base}-{n}"
+    return ship_id
 
 
 def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:

@@ -15,6 +15,7 @@ from .state import (
     Ship,
     State,
     Station,
+    card_of,
     distance_words,
     get_ship,
     get_station,
@@ -175,7 +176,7 @@ def _played_value(
     for card_id in cmd.cards:
         if card_id not in station["hand"]:
             raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
-        card = ctx.state["cards"][card_id]
+        card = card_of(ctx.state, card_id)
         if card["kind"] not in kinds:
             raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for {spec['label']}.")
         total += card["value"]

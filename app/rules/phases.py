@@ -18,6 +18,7 @@ ANY_PHASE = frozenset(
         "FirstAid",
         "DestroyShip",
         "RestoreShip",
+        "AddShip",
         "SeatCrew",
         "UnseatCrew",
         "SendMessage",

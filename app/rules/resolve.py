@@ -17,6 +17,7 @@ from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import (
     Ship,
+    card_of,
     distance,
     distance_words,
     hand_limit,
@@ -54,7 +55,7 @@ def reveal_and_resolve(ctx: Context) -> None:
         roll_at_reveal(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
-        order["played"] = [dict(state["cards"][c]) for c in order["cards"]]
+        order["played"] = [dict(card_of(state, c)) for c in order["cards"]]
     state["revealed"] = {"turn": state["turn"], "orders": dict(state["orders"]), "results": []}
     clear_deadline(state)
     ctx.emit(
@@ -72,7 +73,7 @@ def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) ->
     held = [c for c in order["cards"] if c in station["hand"]]
     if held != order["cards"]:
         order["cards"] = held
-        order["value"] = sum(ctx.state["cards"][c]["value"] for c in held)
+        order["value"] = sum(card_of(ctx.state, c)["value"] for c in held)
     repairing_itself = order["action"] == "repair" and order.get("target_station") == station["id"]
     down = not operational(station) and not (station["role"] == "engineering" and repairing_itself)
     if order["action"] != "pass" and (down or ship["destroyed"]):

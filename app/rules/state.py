@@ -12,6 +12,7 @@ from . import rng
 from .content import Catalogue, RangeBand, Scenario, range_band_for
 from .errors import refuse
 from .rng import Dice
+from .sheets import build_ship, own_card_id, sheets_of
 from .zone_bands import zone_band_for
 from .zone_content import map_data
 
@@ -24,61 +25,30 @@ State = dict[str, Any]
 def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> State:
     """A fresh game in Downtime, with decks shuffled by the game's own generator. `seed` is the
     generator's starting state (see rng.py), or a chosen number its key is made from."""
-    cards: dict[str, dict[str, Any]] = {}
+    sheets = sheets_of(catalogue)
+    # Every deck card under its deck id, so a ship the GM adds later finds its cards (sheets.py).
+    cards: dict[str, dict[str, Any]] = {
+        card.id: _card_data(card) for deck in catalogue.decks.values() for card in deck.cards
+    }
     ships: dict[str, Ship] = {}
     for placement in scenario.ships:
-        cls = catalogue.ships[placement.ship_class]
-        stations: dict[str, Station] = {}
-        for spec in cls.stations:
-            deck = catalogue.decks[spec.deck]
-            # Each station gets its own copy of the deck, so a card id names one card in the game
-            # even when two ships of one class carry the same deck.
-            own = [
-                dataclasses.replace(card, id=f"{placement.id}.{spec.id}.{card.id}")
-                for card in deck.cards
-            ]
-            for card in own:
-                cards[card.id] = _card_data(card)
-            stations[spec.id] = {
-                "id": spec.id,
-                "role": spec.role,
-                "boxes": spec.track.boxes,
-                "red": list(spec.track.red),
-                "damage": 0,
-                "suffered": 0,
-                "deck": deck.id,
-                "draw": [c.id for c in own],
-                "discard": [],
-                "hand": [],
-                "crew": None,
-            }
-        ships[placement.id] = {
-            "id": placement.id,
-            "name": placement.name,
-            "class": cls.id,
-            "class_name": cls.name,
-            "crew": placement.crew,
-            "side": placement.side,
-            "x": placement.x,
-            "y": placement.y,
-            "hull_size": cls.hull_size,
-            "defence": cls.defence,
-            "systems": cls.systems,
-            "hull": {"boxes": cls.hull.boxes, "red": list(cls.hull.red), "damage": 0},
-            "shields": {
-                "boxes": cls.shields.boxes,
-                "red": list(cls.shields.red),
-                "damage": 0,
-                "suffered": 0,
-                "active": bool(placement.shields_active and cls.shields.boxes > 0),
-            },
-            "stations": stations,
-            # `loaded`: torpedoes left in a launcher (M-WEAPONS-6); None for other weapons.
-            "weapons": [{**dataclasses.asdict(w), "loaded": w.magazine} for w in cls.weapons],
-            "destroyed": False,
-            "starmada": {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0},
-            "npc": {"quality": placement.quality, "auto": True},  # M-NPC-1, M-NPC-2
-        }
+        ship = build_ship(
+            sheets["classes"][placement.ship_class],
+            sheets["decks"],
+            ship_id=placement.id,
+            name=placement.name,
+            crew=placement.crew,
+            side=placement.side,
+            x=placement.x,
+            y=placement.y,
+            shields_active=placement.shields_active,
+            quality=placement.quality,
+        )
+        for station in ship["stations"].values():
+            for deck_card in sheets["decks"][station["deck"]]:
+                own = own_card_id(ship["id"], station["id"], deck_card)
+                cards[own] = {**cards[deck_card], "id": own}
+        ships[placement.id] = ship
     characters: dict[str, dict[str, Any]] = {}
     for ch in catalogue.characters.values():
         for card in ch.skill_cards:
@@ -115,6 +85,7 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
         "deadline": None,
         "paused": None,
         "ships": ships,
+        "sheets": sheets,
         "characters": characters,
         "cards": cards,
         "orders": {},
@@ -154,6 +125,16 @@ def _card_data(card: Any, owner: str | None = None) -> dict[str, Any]:
 
 
 # --- Readers ------------------------------------------------------------------------------------
+
+
+def card_of(state: State, card_id: str) -> dict[str, Any]:
+    """A card's data. A ship the GM added has its copies of deck cards named only in its piles:
+    they read the deck card they copy (see sheets.py)."""
+    found: dict[str, Any] | None = state["cards"].get(card_id)
+    if found is None:
+        deck_card = card_id.split(".", 2)[-1]
+        found = {**state["cards"][deck_card], "id": card_id}
+    return found
 
 
 def get_ship(state: State, ship_id: Any) -> Ship:

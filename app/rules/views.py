@@ -17,6 +17,7 @@ from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
     State,
+    card_of,
     distance,
     hand_limit,
     health,
@@ -158,7 +159,7 @@ def public_event(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cards(state: State, ids: list[str]) -> list[View]:
-    return [dict(state["cards"][c]) for c in ids]
+    return [dict(card_of(state, c)) for c in ids]
 
 
 def shared_view(state: State) -> View:
@@ -292,6 +293,10 @@ def gm_view(state: State, shared: View | None = None) -> View:
         for s in ships_in_order(state)
         if s["crew"] == "npc"
     }
+    classes = state["sheets"]["classes"] if "sheets" in state else {}
+    view["ship_classes"] = sorted(
+        ({"id": k, "name": v["name"]} for k, v in classes.items()), key=lambda c: c["name"]
+    )
     return view
 
 

@@ -39,11 +39,13 @@ async def create_game(
     seed: int | None = None,
     modules: Iterable[str] = (),
     *,
+    modules_off: Iterable[str] = (),
     game_id: uuid.UUID | None = None,
     gm_token: str | None = None,
 ) -> tuple[uuid.UUID, str, str]:
-    """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on by
-    SetModule commands in the same transaction, so replay_state sees them like any command.
+    """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on (and
+    `modules_off`, of the scenario's own, off) by SetModule commands in the same transaction, so
+    replay_state sees them like any command.
 
     Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
@@ -63,7 +65,8 @@ async def create_game(
     gm_token = gm_token or secrets.token_urlsafe(32)
     state = canonical(new_game(scenario, catalogue, seed=start))
     rest, cards = stored_state(state)
-    wanted = sorted(set(modules) - set(state["modules"]))
+    switches = [(m, True) for m in sorted(set(modules) - set(state["modules"]))]
+    switches += [(m, False) for m in sorted(set(modules_off) & set(state["modules"]))]
     for attempt in range(20):
         # Six characters: still quick to type off the projector, and with lookups of unknown
         # codes limited per address (app/web/limits.py), far too many to guess. A crowded server
@@ -84,13 +87,13 @@ async def create_game(
                 )
                 session.add(game)
                 await session.flush()
-                for module in wanted:
+                for module, on in switches:
                     result, _ = await apply_locked(
                         session,
                         game,
-                        {"type": "SetModule", "module": module, "on": True},
+                        {"type": "SetModule", "module": module, "on": on},
                         Actor.gm(),
-                        f"create:module:{module}",
+                        f"create:module:{module}" if on else f"create:module-off:{module}",
                     )
                     version = result.version
             if version:

@@ -93,7 +93,10 @@ async def new_game(
 ) -> Response:
     try:
         chosen = whole_number(seed, "A seed", 0, SEED_MAX) if seed.strip() else None
-        game_id, _, gm_token = await create_game(session_factory, scenario, chosen, modules or ())
+        switched_on, switched_off = await _lobby_modules(request, scenario, modules or [])
+        game_id, _, gm_token = await create_game(
+            session_factory, scenario, chosen, switched_on, modules_off=switched_off
+        )
     except ServiceError as error:
         token = csrf_token(request)
         scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
@@ -112,6 +115,20 @@ async def new_game(
     response = RedirectResponse(f"/gm/{game_id}", status_code=303)
     set_cookie(response, gm_cookie(game_id), gm_token)
     return response
+
+
+async def _lobby_modules(
+    request: Request, scenario_id: str, extra: list[str]
+) -> tuple[list[str], list[str]]:
+    """(on, off). The lobby lists each scenario's modules as `modules.<scenario>` boxes, ticked
+    as the scenario has them: what the GM ticks for the chosen one is the game's set. A form
+    without them (a script's) only switches on the `modules` it names."""
+    form = await request.form()
+    scenario = load_catalogue().scenarios.get(scenario_id)
+    if not form.get("choose_modules") or scenario is None:
+        return extra, []
+    ticked = {str(m) for m in form.getlist(f"modules.{scenario_id}")} | set(extra)
+    return sorted(ticked), sorted(set(scenario.modules) - ticked)
 
 
 # --- The dashboard --------------------------------------------------------------------------------
@@ -255,7 +272,10 @@ async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUI
     _, view = await current_view(session_factory, game_id, "gm")
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
     connected = await _connected(session_factory, request, game_id)
-    return render_template("_gm_seats.html", view=view, seats=seats, connected=connected)
+    characters = {ch["id"]: ch["name"] for ch in view["characters"]}
+    return render_template(
+        "_gm_seats.html", view=view, seats=seats, connected=connected, characters=characters
+    )
 
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)

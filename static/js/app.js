@@ -39,6 +39,38 @@
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest("#toast")) e.target.closest("#toast").hidden = true;
   });
+  // What cannot be undone asks first, in two clicks: the first arms the button (it turns red and
+  // asks again), a second within 5 s acts. Not window.confirm: kiosk browsers block dialogs,
+  // and a blocked confirm answers "no" without a word.
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("button[data-confirm]");
+    if (!button) return;
+    if (button.classList.contains("confirming")) {
+      setTimeout(function () { disarm(button); }, 0);
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+    arm(button, Date.now() + 5000);
+  }, true);
+  function arm(button, until) {
+    button.dataset.label = button.textContent;
+    button.textContent = button.dataset.confirm;
+    button.classList.add("confirming");
+    button.armedUntil = until;
+    button.timer = setTimeout(function () { disarm(button); }, Math.max(0, until - Date.now()));
+  }
+  // A form that makes something new (the GM's "Add a ship") empties once it has worked.
+  body.addEventListener("htmx:afterRequest", function (e) {
+    var form = e.detail.elt;
+    if (e.detail.successful && form.matches && form.matches("form[data-reset]")) form.reset();
+  });
+  function disarm(button) {
+    clearTimeout(button.timer);
+    if (!button.classList.contains("confirming")) return;
+    button.classList.remove("confirming");
+    button.textContent = button.dataset.label;
+  }
   body.addEventListener("htmx:sendError", function (e) {
     var config = e.detail.requestConfig;
     if (config && config.verb === "get") return; // a poll or resync: the banner says enough
@@ -122,7 +154,9 @@
     var focus = root.contains(document.activeElement) && document.activeElement.name ? fieldKey(document.activeElement) : null;
     var scroll = {};
     root.querySelectorAll(".map-scroll, .scroll-keep").forEach(function (s, i) { scroll[i] = s.scrollLeft; });
-    return { fields: fields, open: open, focus: focus, scroll: scroll, epoch: root.dataset.epoch };
+    var armed = {};  // a Destroy armed for its second click stays armed when its panel is redrawn
+    root.querySelectorAll("button.confirming").forEach(function (b) { armed[formKey(b)] = b.armedUntil; });
+    return { fields: fields, open: open, focus: focus, scroll: scroll, armed: armed, epoch: root.dataset.epoch };
   }
   function restoreState(root, state) {
     Object.keys(state.open).forEach(function (id) {
@@ -131,6 +165,10 @@
     });
     root.querySelectorAll(".map-scroll, .scroll-keep").forEach(function (s, i) {
       if (i in state.scroll) s.scrollLeft = state.scroll[i];
+    });
+    root.querySelectorAll("button[data-confirm]").forEach(function (b) {
+      var until = state.armed[formKey(b)];
+      if (until && until > Date.now()) arm(b, until);
     });
     if (state.epoch !== root.dataset.epoch) return; // a new turn or phase: start afresh
     root.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (el) {

@@ -8,7 +8,7 @@ from typing import Any
 from app.rules import commands as c
 from app.rules.state import distance
 
-from .builders import State, close, game, npc, of_type, one, run, set_rolls, started
+from .builders import State, close, game, npc, of_type, one, refused, run, set_rolls, started
 from .test_zones import ring_game
 
 
@@ -81,3 +81,31 @@ def test_m_npc_2_an_exceptional_crew_with_a_pdc_shoots_at_a_torpedo_due_this_tur
     state["torpedoes"] = [_torpedo(state, "harrier", "viper", state["turn"] + 2)]
     state = started(state)
     assert state["orders"]["viper/weapons"]["action"] != "point_defence"
+
+
+def test_g_ship_1_on_a_zone_map_an_added_ship_arrives_in_a_zone() -> None:
+    state = game("nebula-ambush")
+    refused(
+        state,
+        c.AddShip(ship_class="raider", name="Late", side="raiders", x=0, y=0),
+        "ZONE_MAP",
+    )
+    refused(
+        state,
+        c.AddShip(ship_class="raider", name="Late", side="raiders", x=0, y=0, zone="nowhere"),
+        "NO_SUCH_ZONE",
+    )
+    state = run(
+        state,
+        c.AddShip(ship_class="raider", name="Late", side="raiders", x=0, y=0, zone="jump-point"),
+    )
+    late = state["ships"]["late"]
+    kestrel = next(
+        s for s in state["ships"].values() if s["zone"] == "jump-point" and s is not late
+    )
+    assert late["zone"] == "jump-point" and distance(late, kestrel) == 0
+    refused(
+        game("skirmish"),
+        c.AddShip(ship_class="raider", name="Late", side="raiders", x=1, y=1, zone="a"),
+        "NOT_A_ZONE_MAP",
+    )

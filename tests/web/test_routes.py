@@ -47,11 +47,11 @@ def new_game(client: TestClient) -> tuple[str, str]:
     return game_id, code.group(1)
 
 
-def join(client: TestClient, code: str, seat: str, name: str) -> str:
+def join(client: TestClient, code: str, seat: str, name: str, character: str = "") -> str:
     page = client.get(f"/join/{code}")
     answer = client.post(
         f"/join/{code}",
-        data={"seat": seat, "name": name, "character": "", "csrf": csrf_of(page.text)},
+        data={"seat": seat, "name": name, "character": character, "csrf": csrf_of(page.text)},
         follow_redirects=False,
     )
     assert answer.status_code == 303, answer.text
