@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
 from app.rules.phases import ACTIONS
+from app.web.mapmarks import map_marks
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
@@ -230,6 +231,7 @@ def _environment() -> Environment:
         distance_of=distance_of,
         enemies_of=enemies_of,
         occupancy=occupancy,
+        map_marks=map_marks,
         by_side=by_side,
         order_text=order_text,
         pilot_grid=pilot_grid,
