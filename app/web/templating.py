@@ -121,7 +121,8 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
     game_map = view["game"]["map"]
     width, height = game_map["width"], game_map["height"]
     ships = tuple(
-        (x, y, here["side"], here["name"][:3]) for (x, y), here in occupancy(view).items()
+        (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), here["name"][:3])
+        for (x, y), here in occupancy(view).items()
     )
     return _pilot_grid(width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"))
 
@@ -137,14 +138,18 @@ def _pilot_grid(
     chosen_y: Any,
 ) -> Markup:
     here = {(x, y): (side, name) for x, y, side, name in ships}
-    out = []
+    # Coordinates along the top and down the left, so a square can be called out by number.
+    out = ['    <span class="grid-coord"></span>\n']
+    out += [f'    <span class="grid-coord">{x}</span>\n' for x in range(width)]
     for y in range(height):
+        out.append(f'    <span class="grid-coord">{y}</span>\n')
         for x in range(width):
             found = here.get((x, y))
             cls = "cell"
             if x == own_x and y == own_y:
                 cls += " own"
             if found:
+                # A wreck stays on its square, crossed out: the side holds " wreck" then.
                 cls += f" occupied side-{escape(found[0])}"
             checked = " checked" if chosen_x == x and chosen_y == y else ""
             out.append(

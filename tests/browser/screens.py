@@ -24,9 +24,12 @@ VIBRATE_SPY = (
 )
 
 
-def create_game(gm: Page, base: str) -> str:
-    """The GM makes a game with the lobby's defaults; returns its join code."""
+def create_game(gm: Page, base: str, scenario: str | None = None) -> str:
+    """The GM makes a game with the lobby's defaults (or the scenario given); returns its join
+    code. The game's id ends the GM page's URL."""
     gm.goto(f"{base}/gm")
+    if scenario:
+        gm.click(f"label.choice:has(input[value={scenario}])")
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     return gm.inner_text(".gm-join .d-code").strip()

@@ -4,14 +4,13 @@ and the RED ALERT badge over anything else, with two ships and eight, at 1920x10
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import shot
+from tests.browser.screens import create_game, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -64,10 +63,7 @@ def overlaps(a: list[float], b: list[float]) -> bool:
 
 def new_game(server: Server, browser: Any, scenario: str) -> tuple[Page, str]:
     gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    gm.goto(f"{server.base}/gm")
-    gm.click(f"label.choice:has(input[value={scenario}])")
-    gm.click("button:has-text('Create game')")
-    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    create_game(gm, server.base, scenario)
     return gm, gm.url.rsplit("/", 1)[1]
 
 
