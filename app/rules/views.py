@@ -10,6 +10,7 @@ from typing import Any
 
 from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
+from .gm import SOUND_DEFAULTS
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -49,6 +50,7 @@ def _game(state: State) -> View:
         "deadline": state["deadline"],
         "paused": state["paused"],
         "red_alert": state["red_alert"],
+        "sound": {name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
         "modules": list(state["modules"]),
         "map": {"width": state["settings"]["map_width"], "height": state["settings"]["map_height"]},
     }
