@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.conftest import Server
-from tests.browser.screens import create_game
+from tests.browser.screens import create_game, join
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -91,3 +91,17 @@ def test_every_cue_fires_and_the_gm_mutes_and_sets_the_volume(
     expect(page.locator("#ship-status")).to_contain_text("Hull 9/12", timeout=WAIT)
     page.wait_for_timeout(500)
     assert len(played(page)) == before
+
+
+def test_a_phone_thuds_with_the_buzz_once_a_tap_has_readied_its_sound(
+    server: Server, browser: Any, playwright: Any
+) -> None:
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    code = create_game(gm, server.base, "skirmish")
+    phone = browser.new_context(**playwright.devices["iPhone 13"]).new_page()
+    join(phone, server.base, code, "kestrel/weapons", "Ann")
+    phone.locator("#me").click()  # the tap that lets the page make sound
+    row = gm.locator("article.gm-ship", has_text="Kestrel").locator("tr", has_text="Weapons")
+    row.locator("input[name=damage]").fill("1")
+    row.locator("button:has-text('dmg')").click()
+    wait_for_cue(phone, "phone-hit")
