@@ -142,7 +142,7 @@ def _pilot_grid(
     out = ['    <span class="grid-coord"></span>\n']
     out += [f'    <span class="grid-coord">{x}</span>\n' for x in range(width)]
     for y in range(height):
-        out.append(f'    <span class="grid-coord">{y}</span>\n')
+        out.append(f'    <span class="grid-coord row-coord">{y}</span>\n')
         for x in range(width):
             found = here.get((x, y))
             cls = "cell"
