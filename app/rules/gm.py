@@ -463,13 +463,17 @@ SETTINGS_RANGES = {
     "zone_move_one": (0, 20),
     "zone_move_two": (0, 40),
     "cover_bonus": (0, 10),
+    "sound_volume": (0, 100),
 }
+# The projector's sound (issue 22): not in scenarios, so games start with these and older saved
+# games read them as set.
+SOUND_DEFAULTS: dict[str, int | bool] = {"sound": True, "sound_volume": 80}
 
 
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
-    if cmd.name == "close_when_all_ready":
+    if cmd.name in ("close_when_all_ready", "sound"):
         if not isinstance(cmd.value, bool):
-            raise refuse("BAD_VALUE", "close_when_all_ready is true or false.")
+            raise refuse("BAD_VALUE", f"{cmd.name} is true or false.")
     elif cmd.name in SETTINGS_RANGES:
         low, high = SETTINGS_RANGES[cmd.name]
         if isinstance(cmd.value, bool) or not low <= cmd.value <= high:

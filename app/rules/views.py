@@ -11,6 +11,7 @@ from typing import Any
 from . import weapons as weapon_rules
 from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
+from .gm import SOUND_DEFAULTS
 from .npc import automated as npc_automated
 from .npc import quality as npc_quality
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
@@ -55,6 +56,7 @@ def _game(state: State) -> View:
         "deadline": state["deadline"],
         "paused": state["paused"],
         "red_alert": state["red_alert"],
+        "sound": {name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
         "modules": list(state["modules"]),
         "map": map_view(state),
     }

@@ -45,7 +45,17 @@ PANELS: dict[str, tuple[str, ...]] = {
         "reveal",
         "log",
     ),
-    "display": ("alert", "timer", "ship_status", "map", "ready", "reveal", "log", "messages"),
+    "display": (
+        "alert",
+        "sound",
+        "timer",
+        "ship_status",
+        "map",
+        "ready",
+        "reveal",
+        "log",
+        "messages",
+    ),
 }
 
 

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
 from app.rules.phases import ACTIONS
+from app.web.mapmarks import map_marks
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
@@ -146,7 +147,8 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
     game_map = view["game"]["map"]
     width, height = game_map["width"], game_map["height"]
     ships = tuple(
-        (x, y, here["side"], here["name"][:3]) for (x, y), here in occupancy(view).items()
+        (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), here["name"][:3])
+        for (x, y), here in occupancy(view).items()
     )
     return _pilot_grid(width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"))
 
@@ -162,14 +164,18 @@ def _pilot_grid(
     chosen_y: Any,
 ) -> Markup:
     here = {(x, y): (side, name) for x, y, side, name in ships}
-    out = []
+    # Coordinates along the top and down the left, so a square can be called out by number.
+    out = ['    <span class="grid-coord"></span>\n']
+    out += [f'    <span class="grid-coord">{x}</span>\n' for x in range(width)]
     for y in range(height):
+        out.append(f'    <span class="grid-coord row-coord">{y}</span>\n')
         for x in range(width):
             found = here.get((x, y))
             cls = "cell"
             if x == own_x and y == own_y:
                 cls += " own"
             if found:
+                # A wreck stays on its square, crossed out: the side holds " wreck" then.
                 cls += f" occupied side-{escape(found[0])}"
             checked = " checked" if chosen_x == x and chosen_y == y else ""
             out.append(
@@ -262,6 +268,7 @@ def _environment() -> Environment:
         far=far,
         enemies_of=enemies_of,
         occupancy=occupancy,
+        map_marks=map_marks,
         by_side=by_side,
         order_text=order_text,
         pilot_grid=pilot_grid,

@@ -231,8 +231,30 @@
 
   /* --- Being hit: the phone buzzes and the station panel flashes -------------------------------- */
   function buzz(pattern) { if (navigator.vibrate) navigator.vibrate(pattern); }
+  // A short low thud with the buzz, for phones that cannot vibrate (iPhones). Browsers allow sound
+  // only after a tap, so the first tap on the page readies it; until then the phone stays silent.
+  var thud = null;
+  window.bridgecrewSounds = window.bridgecrewSounds || [];
+  document.addEventListener("pointerdown", function () {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!thud && Ctx && document.body.classList.contains("screen-station")) thud = new Ctx();
+    if (thud && thud.state === "suspended") thud.resume().catch(function () {});
+  });
+  function thump() {
+    if (!thud || thud.state !== "running") return;
+    var osc = thud.createOscillator(), env = thud.createGain(), t = thud.currentTime;
+    osc.frequency.value = 110;
+    env.gain.setValueAtTime(.5, t);
+    env.gain.exponentialRampToValueAtTime(.001, t + .3);
+    osc.connect(env);
+    env.connect(thud.destination);
+    osc.start(t);
+    osc.stop(t + .35);
+    window.bridgecrewSounds.push({cue: "phone-hit"});
+  }
   function hit() {
     buzz([250, 100, 250, 100, 400]);
+    thump();
     setTimeout(function () { // after htmx has settled the panel's classes
       var me = document.getElementById("me");
       if (!me) return;

@@ -46,7 +46,17 @@ PANEL_IDS = {
         "reveal",
         "log",
     ],
-    "display": ["alert", "timer", "ship-status", "map", "ready", "reveal", "log", "messages"],
+    "display": [
+        "alert",
+        "sound",
+        "timer",
+        "ship-status",
+        "map",
+        "ready",
+        "reveal",
+        "log",
+        "messages",
+    ],
 }
 
 

@@ -1,0 +1,93 @@
+"""Where each ship's marker and name go on the battle map (templates/_ui.html's map_svg), so that
+ships on the same or neighbouring squares never hide one another.
+
+Ships sharing a square shrink and split it; then each name takes the first free spot near its
+marker (above for the players, below for the others, then further out, then beside), with a thin
+line back to the marker when it had to move away. Names are measured by an estimate of the width
+of bold sans-serif text, on the generous side, since the browser alone knows the true width.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+View = dict[str, Any]
+Box = tuple[float, float, float, float]  # left, top, right, bottom in map squares
+
+CHAR_WIDTH = 0.66  # of the font size: wider than the average bold sans-serif letter
+LINE_HEIGHT = 1.2  # a name's box, top of ascenders to bottom of descenders, per font size
+MARKER = 0.42  # a lone ship's marker reaches this far from its square's centre
+# Where ships sharing a square sit, from its centre, by how many share it (four at most; a fifth
+# and more sit on the centre, which the rules allow but no scenario does).
+SPLITS: dict[int, list[tuple[float, float]]] = {
+    1: [(0.0, 0.0)],
+    2: [(-0.25, 0.0), (0.25, 0.0)],
+    3: [(-0.25, -0.25), (0.25, -0.25), (0.0, 0.25)],
+    4: [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)],
+}
+
+
+def map_marks(view: View, label_size: float) -> list[View]:
+    """One entry per ship: marker centre (cx, cy) and scale; name centre (lx, ly) and whether a
+    leader line joins them. `label_size` is the names' font size in squares."""
+    game_map = view["game"]["map"]
+    bounds = (-0.6, -0.6, game_map["width"] + 0.6, game_map["height"] + 0.6)
+    ships = view["ships"]
+    sharing: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for index, ship in enumerate(ships):
+        sharing[(ship["x"], ship["y"])].append(index)
+    marks: list[View] = [{} for _ in ships]
+    markers: list[Box] = []
+    for indices in sharing.values():
+        split = SPLITS.get(len(indices), [(0.0, 0.0)] * len(indices))
+        scale = 1.0 if len(indices) == 1 else 0.5
+        for index, (dx, dy) in zip(indices, split, strict=False):
+            ship = ships[index]
+            cx, cy = ship["x"] + 0.5 + dx, ship["y"] + 0.5 + dy
+            reach = MARKER * scale
+            marks[index] = {"ship": ship, "cx": cx, "cy": cy, "scale": scale}
+            markers.append((cx - reach, cy - reach, cx + reach, cy + reach))
+    placed: list[Box] = list(markers)
+    for mark in marks:
+        width = len(mark["ship"]["name"]) * CHAR_WIDTH * label_size
+        height = LINE_HEIGHT * label_size
+        box = _free_spot(mark, width, height, placed, bounds)
+        placed.append(box)
+        mark["lx"] = (box[0] + box[2]) / 2
+        # SVG places text by its baseline: about a fifth of the box above the bottom.
+        mark["ly"] = box[3] - 0.22 * height
+        near = abs(mark["lx"] - mark["cx"]) < 0.01 and abs((box[1] + box[3]) / 2 - mark["cy"]) < (
+            MARKER * mark["scale"] + height / 2 + 0.15
+        )
+        mark["leader"] = not near
+        mark["ty"] = box[1] if box[1] > mark["cy"] else box[3]
+    return marks
+
+
+def _free_spot(mark: View, width: float, height: float, taken: list[Box], bounds: Box) -> Box:
+    cx, cy = mark["cx"], mark["cy"]
+    reach = MARKER * mark["scale"] + 0.04
+    first = -1 if mark["ship"]["side"] == "players" else 1
+    spots: list[tuple[float, float]] = []
+    for step in range(8):
+        away = reach + height / 2 + step * height
+        spots += [(cx, cy + first * away), (cx, cy - first * away)]
+        if step == 0:
+            beside = reach + width / 2 + 0.04
+            spots += [(cx + beside, cy), (cx - beside, cy)]
+    for x, y in spots:
+        box = (x - width / 2, y - height / 2, x + width / 2, y + height / 2)
+        # Inside the map, slid sideways from an edge rather than given up.
+        shift = max(0.0, bounds[0] - box[0]) - max(0.0, box[2] - bounds[2])
+        box = (box[0] + shift, box[1], box[2] + shift, box[3])
+        if box[1] < bounds[1] or box[3] > bounds[3]:
+            continue
+        if not any(_overlap(box, other) for other in taken):
+            return box
+    y = cy + first * (reach + height / 2)
+    return (cx - width / 2, y - height / 2, cx + width / 2, y + height / 2)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -1,0 +1,134 @@
+"""The projector read from five metres (issue 22): measured, not eyeballed. The smallest status
+text, text cut off or pushed off screen, ship markers and names that hide each other on the map,
+and the RED ALERT badge over anything else, with two ships and eight, at 1920x1080 and 1280x720."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.screens import create_game, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+WAIT = 15_000
+# 24 px on a 1920-wide projector; a 1280-wide one shows the same picture scaled, as the same
+# screen in the room shows it, so its floor scales too (16 px there is as large on the wall).
+FLOOR_AT_1920 = 24
+
+# Every visible run of text in the projector's page (the map's SVG apart): its font size, its box,
+# and whether an element that clips (overflow other than visible) or the window cuts it.
+TEXTS = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.querySelector('main.display'),
+                                           NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const el = node.parentElement;
+    if (!node.textContent.trim() || el.closest('svg')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    let clipped = r.left < -1 || r.top < -1 || r.right > innerWidth + 1
+      || r.bottom > innerHeight + 1;
+    for (let up = el; up && !clipped; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.overflow === 'visible') continue;
+      const c = up.getBoundingClientRect();
+      clipped = r.left < c.left - 1 || r.top < c.top - 1 || r.right > c.right + 1
+        || r.bottom > c.bottom + 1;
+    }
+    out.push({text: node.textContent.trim().slice(0, 40),
+              size: parseFloat(getComputedStyle(el).fontSize),
+              box: [r.left, r.top, r.right, r.bottom], clipped,
+              where: el.closest('section, header, div[id]')?.id || ''});
+  }
+  return out;
+}"""
+
+# Each ship on the map: the box of its marker and of its name, as drawn.
+MAP_BOXES = """() => Array.from(document.querySelectorAll('#map .ship-mark')).flatMap(g => {
+  const name = g.querySelector('.ship-label').textContent;
+  return [['marker ' + name, g.querySelector('.ship-shape').getBoundingClientRect()],
+          ['name ' + name, g.querySelector('.ship-label').getBoundingClientRect()]];
+}).map(([what, r]) => ({what, box: [r.left, r.top, r.right, r.bottom]}))"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+
+
+def new_game(server: Server, browser: Any, scenario: str) -> tuple[Page, str]:
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    create_game(gm, server.base, scenario)
+    return gm, gm.url.rsplit("/", 1)[1]
+
+
+def projector(server: Server, browser: Any, game_id: str, width: int, height: int) -> Page:
+    page: Page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page.goto(f"{server.base}/display/{game_id}")
+    expect(page.locator("#map .ship-mark").first).to_be_visible()
+    return page
+
+
+def check_legible(page: Page, width: int, ships: int) -> None:
+    texts: list[dict[str, Any]] = page.evaluate(TEXTS)
+    floor = FLOOR_AT_1920 * width / 1920
+    small = [t for t in texts if t["size"] < floor - 0.01]
+    assert not small, small
+    # The log and the reveal may drop their oldest lines; nothing else may be cut.
+    cut = [t for t in texts if t["clipped"] and t["where"] not in ("log", "reveal")]
+    assert not cut, cut
+    assert page.locator("#ship-status article.ship").count() == ships
+    marks: list[dict[str, Any]] = page.evaluate(MAP_BOXES)
+    assert len(marks) == 2 * ships
+    for i, a in enumerate(marks):
+        for b in marks[i + 1 :]:
+            assert not overlaps(a["box"], b["box"]), (a, b)
+    # The map's names are as legible as the rest.
+    heights = [m["box"][3] - m["box"][1] for m in marks if m["what"].startswith("name ")]
+    assert min(heights) >= floor, heights
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+def test_eight_ships_stacked_on_the_same_and_adjacent_squares(
+    server: Server, browser: Any, width: int, height: int
+) -> None:
+    gm, game_id = new_game(server, browser, "eight-ships")
+    page = projector(server, browser, game_id, width, height)
+    shot(page, f"projector-eight-ships-lobby-{width}")
+    check_legible(page, width, 8)
+    gm.click("#turn button:has-text('Start combat')")
+    expect(page.locator("#timer")).to_contain_text("Turn 1", timeout=WAIT)
+    shot(page, f"projector-eight-ships-{width}")
+    check_legible(page, width, 8)
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+def test_two_ships_red_alert_and_a_long_message(
+    server: Server, browser: Any, width: int, height: int
+) -> None:
+    gm, game_id = new_game(server, browser, "skirmish")
+    page = projector(server, browser, game_id, width, height)
+    check_legible(page, width, 2)
+    gm.click("#turn button:has-text('Start combat')")
+    gm.click("#turn button:has-text('RED ALERT')")
+    long = (
+        "All hands: the relay gate is collapsing behind the raider. Anyone still on the far side "
+        "in two turns stays there; Engineering, report the reactor before you jump."
+    )
+    gm.fill("#messages input[name=text]", long)
+    gm.click("#messages button:has-text('Send')")
+    expect(page.locator("#messages")).to_contain_text("report the reactor", timeout=WAIT)
+    expect(page.locator("#alert")).to_contain_text("RED ALERT", timeout=WAIT)
+    check_legible(page, width, 2)
+    badge = page.locator("#alert .red-alert-word").bounding_box()
+    assert badge is not None
+    box = [badge["x"], badge["y"], badge["x"] + badge["width"], badge["y"] + badge["height"]]
+    texts: list[dict[str, Any]] = page.evaluate(TEXTS)
+    covered = [t for t in texts if t["where"] != "alert" and overlaps(box, t["box"])]
+    assert not covered, covered
+    shot(page, f"projector-red-alert-{width}")
