@@ -87,6 +87,17 @@ class WithdrawOrder(Command):
 
 
 @dataclass(frozen=True)
+class DiscardCards(Command):
+    """G-CARD-5: drop cards from the hand during Orders. A seat names only the cards (its own
+    station is meant); the GM names the station too."""
+
+    gm_only: ClassVar[bool] = False
+    cards: tuple[str, ...]
+    ship: str | None = None
+    station: str | None = None
+
+
+@dataclass(frozen=True)
 class AllocateDamage(Command):
     """Engineering's reaction: divert part of the Hull damage to crew stations (G-DMG-4)."""
 
@@ -274,6 +285,7 @@ COMMANDS: dict[str, type[Command]] = {
         SubmitOrder,
         PassOrder,
         WithdrawOrder,
+        DiscardCards,
         AllocateDamage,
         StartTurn,
         CloseOrders,

@@ -14,6 +14,7 @@ from . import commands as c
 from . import gm, timing
 from .cards import draw_for_turn
 from .context import Context
+from .discards import discard_cards
 from .errors import refuse
 from .orders import all_ready, pass_order, submit_order, withdraw_order
 from .phases import PHASES, phase_allows
@@ -189,6 +190,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SubmitOrder: submit_and_maybe_close(submit_order),
     c.PassOrder: submit_and_maybe_close(pass_order),
     c.WithdrawOrder: withdraw_order,
+    c.DiscardCards: discard_cards,
     c.AllocateDamage: allocate_damage,
     c.StartTurn: start_turn,
     c.CloseOrders: close_orders,

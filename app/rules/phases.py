@@ -42,6 +42,7 @@ PHASES: dict[str, dict[str, object]] = {
                 "SubmitOrder",
                 "PassOrder",
                 "WithdrawOrder",
+                "DiscardCards",
                 "CloseOrders",
                 "PauseTimer",
                 "ResumeTimer",
