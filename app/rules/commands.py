@@ -157,6 +157,22 @@ class EndCombat(Command):
     pass
 
 
+@dataclass(frozen=True)
+class StartNextCombat(Command):
+    """G-END-3: from Downtime, turn 1 of the next combat of this game, with the ships as they
+    are and the last fight's messages, red alert and bonuses cleared."""
+
+    seconds: int | None = None  # as StartTurn
+
+
+@dataclass(frozen=True)
+class SetShipOut(Command):
+    """G-END-1: a ship that fled or surrendered is out of the fight ('' puts it back)."""
+
+    ship: str
+    out: str
+
+
 # --- GM: corrections and adjudication ------------------------------------------------------------
 
 
@@ -296,6 +312,8 @@ COMMANDS: dict[str, type[Command]] = {
         ForceAllocation,
         UndoResolution,
         EndCombat,
+        StartNextCombat,
+        SetShipOut,
         ImposeModifier,
         RemoveModifier,
         SetTrack,

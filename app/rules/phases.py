@@ -23,6 +23,7 @@ ANY_PHASE = frozenset(
         "SetRedAlert",
         "SetSetting",
         "EndCombat",
+        "SetShipOut",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
         "ExpireDeadline",
@@ -32,7 +33,7 @@ ANY_PHASE = frozenset(
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
         "label": "Downtime",
-        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule"}),
+        "allows": frozenset({"StartTurn", "StartNextCombat", "DowntimeRepair", "SetModule"}),
         "next": "orders",
     },
     "orders": {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .combat import can_end
 from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
@@ -95,6 +96,7 @@ def _ships(state: State) -> list[View]:
                 "y": ship["y"],
                 "defence": ship["defence"],
                 "destroyed": ship["destroyed"],
+                "out": ship.get("out"),
                 "hull": _track(ship["hull"]),
                 "shields": {**_track(shields), "active": shields["active"]},
                 "stations": stations,
@@ -166,6 +168,7 @@ def shared_view(state: State) -> View:
         "distances": _distances(state),
         "revealed": _revealed(state),
         "log": list(state["log"]),
+        "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
             {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
             for b in RANGE_BANDS
