@@ -23,6 +23,7 @@ MOMENTS = sorted(games.ALL)
 PANEL_IDS = {
     "station": [
         "status",
+        "combat-end",
         "messages",
         "me",
         "allocation",
@@ -35,6 +36,7 @@ PANEL_IDS = {
     ],
     "gm": [
         "turn",
+        "combat-end",
         "orders",
         "allocation",
         "ships",
@@ -46,7 +48,17 @@ PANEL_IDS = {
         "reveal",
         "log",
     ],
-    "display": ["alert", "timer", "ship-status", "map", "ready", "reveal", "log", "messages"],
+    "display": [
+        "alert",
+        "combat-end",
+        "timer",
+        "ship-status",
+        "map",
+        "ready",
+        "reveal",
+        "log",
+        "messages",
+    ],
 }
 
 
