@@ -11,6 +11,7 @@ from typing import Any
 from .combat import can_end
 from .content import RANGE_BANDS, ROLES, range_band_for
 from .crew import CHARACTERISTICS
+from .orders import out_of_reach_now
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -248,6 +249,15 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         ],
         "order": order,
         "allocation": allocation,
+        # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now
+        # (an attack on them is accepted; it hits only if the range closes first).
+        "out_of_reach_now": sorted(
+            other["id"]
+            for other in state["ships"].values()
+            if other["side"] != ship["side"]
+            and ship["weapons"]
+            and out_of_reach_now(ship, other, [w["id"] for w in ship["weapons"]])
+        ),
     }
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
