@@ -170,7 +170,7 @@ class SetShipOut(Command):
     """G-END-1: a ship that fled or surrendered is out of the fight ('' puts it back)."""
 
     ship: str
-    out: str
+    out: str = ""
 
 
 # --- GM: corrections and adjudication ------------------------------------------------------------

@@ -3,8 +3,11 @@ it" during damage allocation, and the end-of-combat panel with its report link (
 
 from typing import Any
 
-from app.rules import apply, display_view, gm_view, station_view
+from starlette.datastructures import FormData
+
+from app.rules import apply, display_view, gm_view, parse_command, station_view
 from app.rules import commands as c
+from app.web.gm import command_from_form
 from app.web.render import render_page
 from tests.web import games
 
@@ -78,3 +81,14 @@ def test_g_end_the_screens_say_a_side_is_beaten_then_link_the_report() -> None:
         html = render_page(audience, view, **PAGE)
         assert "Combat 1 is over" in html and 'href="report"' in html, audience
         assert ('name="type" value="StartNextCombat"' in html) is (audience == "gm")
+
+
+# rule: G-END-1
+def test_g_end_1_the_gm_marks_a_ship_fled_or_back_from_the_dashboard() -> None:
+    state = games.orders_phase()
+    assert 'name="type" value="SetShipOut"' in render_page("gm", gm_view(state), **PAGE)
+    for out, marked in (("fled", "fled"), ("", None)):
+        form = FormData([("type", "SetShipOut"), ("ship", "rustjaw"), ("out", out)])
+        command = parse_command(command_from_form(form), c.Actor.gm())
+        state = after(state, command)
+        assert state["ships"]["rustjaw"]["out"] == marked
