@@ -198,7 +198,7 @@ async def discard(
         session_factory,
         lambda seat, form: {
             "type": "DiscardCards",
-            "cards": [str(c) for c in form.getlist("cards")],
+            "cards": [str(c) for c in form.getlist("discard")],
         },
     )
 

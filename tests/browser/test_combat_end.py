@@ -59,11 +59,16 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
     gm.click("#turn button:has-text('Start combat')")
     expect(phone.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
 
-    # G-CARD-5: a card the gunner cannot use leaves the hand at once.
+    # G-CARD-5: any card, one the gunner cannot play above all, leaves the hand at once.
     held = phone.locator("#hand .card").count()
-    phone.locator("#hand .card").first.click()
-    phone.click("#hand button:has-text('Discard selected')")
+    unfit = phone.locator("#hand .card.unfit")
+    dropped = (unfit if unfit.count() else phone.locator("#hand .card")).first
+    card_id = dropped.locator("input").get_attribute("value")
+    phone.click("#hand summary:has-text('Discard cards')")
+    phone.click(f"#hand .hand-discard label:has(input[value='{card_id}'])")
+    phone.click("#hand button:has-text('Discard these')")
     expect(phone.locator("#hand .card")).to_have_count(held - 1, timeout=WAIT)
+    expect(phone.locator(f"#hand .card input[value='{card_id}']")).to_have_count(0)
 
     for turn in range(1, 9):
         expect(phone.locator("#status")).to_contain_text(f"T{turn} · Orders", timeout=WAIT)
