@@ -18,7 +18,7 @@ from app.db.session import create_engine, create_session_factory, database_url
 from app.live import Hub
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
-from app.web import api, display, gm, join, station, ws
+from app.web import api, display, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
 from app.web.logs import redact_server_logs
@@ -114,7 +114,7 @@ def create_app(
     app.include_router(api.health)
     app.include_router(ws.router)
     # The browser screens, one router per audience (owned by the UI).
-    for router in (station.router, gm.router, display.router, join.router):
+    for router in (station.router, gm.router, display.router, join.router, report.router):
         app.include_router(router)
     return app
 

@@ -98,6 +98,17 @@ class ChangePosition(Command):
 
 
 @dataclass(frozen=True)
+class DiscardCards(Command):
+    """G-CARD-5: drop cards from the hand during Orders. A seat names only the cards (its own
+    station is meant); the GM names the station too."""
+
+    gm_only: ClassVar[bool] = False
+    cards: tuple[str, ...]
+    ship: str | None = None
+    station: str | None = None
+
+
+@dataclass(frozen=True)
 class AllocateDamage(Command):
     """Engineering's reaction: divert part of the Hull damage to crew stations (G-DMG-4)."""
 
@@ -155,6 +166,22 @@ class UndoResolution(Command):
 @dataclass(frozen=True)
 class EndCombat(Command):
     pass
+
+
+@dataclass(frozen=True)
+class StartNextCombat(Command):
+    """G-END-3: from Downtime, turn 1 of the next combat of this game, with the ships as they
+    are and the last fight's messages, red alert and bonuses cleared."""
+
+    seconds: int | None = None  # as StartTurn
+
+
+@dataclass(frozen=True)
+class SetShipOut(Command):
+    """G-END-1: a ship that fled or surrendered is out of the fight ('' puts it back)."""
+
+    ship: str
+    out: str = ""
 
 
 # --- GM: corrections and adjudication ------------------------------------------------------------
@@ -324,6 +351,7 @@ COMMANDS: dict[str, type[Command]] = {
         SubmitOrder,
         PassOrder,
         WithdrawOrder,
+        DiscardCards,
         AllocateDamage,
         StartTurn,
         CloseOrders,
@@ -334,6 +362,8 @@ COMMANDS: dict[str, type[Command]] = {
         ForceAllocation,
         UndoResolution,
         EndCombat,
+        StartNextCombat,
+        SetShipOut,
         ImposeModifier,
         RemoveModifier,
         SetTrack,

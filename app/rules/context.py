@@ -30,6 +30,8 @@ class Context:
         """Record a past-tense event. `secret` fields are shown only to the GM and the seats that
         hold `secret_for` (a station key or a ship id) now, as the event happens."""
         event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], "text": text, **data}
+        if not log:
+            event["log"] = False  # so the after-action report's log leaves it out too
         if secret is not None:
             event["secret_for"] = secret_for
             event["secret_seats"] = seats_at(self.state, secret_for) if secret_for else []

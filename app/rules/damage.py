@@ -6,7 +6,7 @@ from __future__ import annotations
 from .cards import enforce_limit
 from .context import Context
 from .crew import injure
-from .state import Ship, Station, health, role_label
+from .state import Ship, Station, health, manned, role_label
 
 # M-STARMADA's d6 chart: what one filled Hull box adds to each system's running total.
 STARMADA_CHART = {
@@ -86,7 +86,8 @@ def damage_station(ctx: Context, ship: Ship, station: Station, points: int, caus
 def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
     crew = station["crew"]
     label = role_label(station)
-    if crew is None or crew.get("character") is None:
+    # G-DMG-9 / G-CREW-3: an unconscious or dead character no longer mans the station.
+    if crew is None or crew.get("character") is None or not manned(ctx.state, station):
         ctx.emit(
             "RedBoxFilled",
             f"A red box on {label} of {ship['name']} filled.",
@@ -95,7 +96,8 @@ def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
         )
         return
     character = ctx.state["characters"][crew["character"]]
-    injure(ctx, character, 1, f"a red box on {label} of {ship['name']}")
+    roll = ctx.dice.roll(6)
+    injure(ctx, character, roll, f"a red box on {label} of {ship['name']} (d6 {roll})")
 
 
 def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:

@@ -10,10 +10,11 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
+from . import combat, gm, seats, tactic, timing, weapons
 from . import commands as c
-from . import gm, seats, tactic, timing, weapons
 from .cards import draw_for_turn
 from .context import Context
+from .discards import discard_cards
 from .errors import refuse
 from .orders import all_ready, pass_order, submit_order, withdraw_order
 from .phases import PHASES, phase_allows
@@ -50,8 +51,10 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
     if not phase_allows(phase, command.type):
         raise refuse("WRONG_PHASE", f"That cannot be done during {PHASES[phase]['label']}.")
     ctx = Context(state if owned else clone(state), command.now)
+    could_end = combat.can_end(ctx.state)
     HANDLERS[type(command)](ctx, command)
     weapons.settle(ctx, phase)
+    combat.notice_end(ctx, could_end)
     return ctx.state, ctx.events
 
 
@@ -176,21 +179,16 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
     )
 
 
-def end_combat(ctx: Context, cmd: c.EndCombat) -> None:
-    if ctx.state["phase"] == "downtime":
-        raise refuse("WRONG_PHASE", "There is no combat to end.")
-    state = ctx.state
-    state.update(
-        phase="downtime", orders={}, allocation=None, pending=None, undo=None, modifiers=[]
-    )
-    timing.clear_deadline(state)
-    ctx.emit("CombatEnded", f"Combat {state['combat']} is over. Downtime.")
+def start_next_combat(ctx: Context, cmd: c.StartNextCombat) -> None:
+    combat.prepare_next_combat(ctx.state)
+    start_turn(ctx, c.StartTurn(seconds=cmd.seconds, actor=cmd.actor, now=cmd.now))
 
 
 HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SubmitOrder: submit_and_maybe_close(submit_order),
     c.PassOrder: submit_and_maybe_close(pass_order),
     c.WithdrawOrder: withdraw_order,
+    c.DiscardCards: discard_cards,
     c.AllocateDamage: allocate_damage,
     c.StartTurn: start_turn,
     c.CloseOrders: close_orders,
@@ -200,7 +198,9 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.ExpireDeadline: expire_deadline,
     c.ForceAllocation: force_allocation,
     c.UndoResolution: undo_resolution,
-    c.EndCombat: end_combat,
+    c.EndCombat: combat.end_combat,
+    c.StartNextCombat: start_next_combat,
+    c.SetShipOut: combat.set_ship_out,
     c.ImposeModifier: gm.impose_modifier,
     c.RemoveModifier: gm.remove_modifier,
     c.SetTrack: gm.set_track,

@@ -7,7 +7,7 @@ from typing import Any
 from . import npc, seats
 from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
-from .content import RANGE_BANDS, band_index
+from .content import band_index
 from .context import Context
 from .errors import refuse
 from .phases import ACTIONS, Action, actions_for
@@ -16,7 +16,6 @@ from .state import (
     State,
     Station,
     card_of,
-    distance_words,
     get_ship,
     get_station,
     health,
@@ -177,10 +176,20 @@ def _played_value(
         if card_id not in station["hand"]:
             raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
         card = card_of(ctx.state, card_id)
-        if card["kind"] not in kinds:
+        if card["kind"] not in kinds and not _any_card_counts(station, cmd):
             raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for {spec['label']}.")
         total += card["value"]
     return cmd.cards, total
+
+
+def _any_card_counts(station: Station, cmd: SubmitOrder) -> bool:
+    """G-DMG-8: Engineering at zero repairing itself may play any card, whatever its kind."""
+    return (
+        station["role"] == "engineering"
+        and not operational(station)
+        and cmd.action == "repair"
+        and cmd.target_station == station["id"]
+    )
 
 
 def _enemy(state: State, ship: Ship, target_id: str | None, what: str) -> Ship:
@@ -208,15 +217,9 @@ def _check_attack(
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON", "Each weapon can fire once per attack.")
     chosen = weapon_rules.ready_to_fire(state, ship, chosen, named=bool(cmd.weapons))
-    band = range_band(ship, target)
-    reach = max(band_index(weapons[w]["max_range"]) for w in chosen)
-    if band is None or band_index(band.id) > reach:
-        longest = RANGE_BANDS[reach].label
-        raise refuse(
-            "TARGET_OUT_OF_RANGE",
-            f"{target['name']} is {distance_words(ship, target)} "
-            f"away, beyond your weapons' {longest} range.",
-        )
+    # G-TURN-4: range is judged when the attack resolves, after this turn's manoeuvres, so a
+    # target out of reach now is accepted; the order carries the warning the phone shows.
+    order["out_of_reach_now"] = out_of_reach_now(ship, target, chosen)
     if cmd.target_station is not None:
         get_station(target, cmd.target_station)
         if target["shields"]["active"]:
@@ -225,6 +228,13 @@ def _check_attack(
                 f"{target['name']}'s shields are up: its stations cannot be targeted.",
             )
     order.update(target=target["id"], weapons=chosen, target_station=cmd.target_station)
+
+
+def out_of_reach_now(ship: Ship, target: Ship, weapon_ids: list[str]) -> bool:
+    """Whether none of these weapons reaches the target from where both ships stand now."""
+    band = range_band(ship, target)
+    reach = max(band_index(w["max_range"]) for w in ship["weapons"] if w["id"] in weapon_ids)
+    return band is None or band_index(band.id) > reach
 
 
 def _check_manoeuvre(
@@ -241,9 +251,21 @@ def _check_manoeuvre(
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
         raise refuse("OFF_MAP", "That square is off the map.")
     steps = max(abs(cmd.x - ship["x"]), abs(cmd.y - ship["y"]))
-    if steps > value:
+    # G-TURN-4: a Captain's Command, still secret, may add to the move; the Manoeuvre step then
+    # goes as far towards the square as the value with bonuses reaches.
+    if steps > value and not _captain_can_command(state, ship):
         raise refuse("TOO_FAR", f"That square is {steps} away; your cards give {value}.")
     order.update(x=cmd.x, y=cmd.y)
+
+
+def _captain_can_command(state: State, ship: Ship) -> bool:
+    """Whether this ship has a Captain who could give a Command this turn."""
+    return any(
+        st["role"] == "captain"
+        and operational(st)
+        and (manned(state, st) or (ship["crew"] == "npc" and st["crew"] is None))
+        for st in ship["stations"].values()
+    )
 
 
 def _check_nothing(

@@ -27,6 +27,7 @@ ANY_PHASE = frozenset(
         "SetNpc",
         "EndCombat",
         "SetMagazine",
+        "SetShipOut",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
         "ExpireDeadline",
@@ -36,7 +37,9 @@ ANY_PHASE = frozenset(
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
         "label": "Downtime",
-        "allows": frozenset({"StartTurn", "DowntimeRepair", "SetModule", "ChangePosition"}),
+        "allows": frozenset(
+            {"StartTurn", "StartNextCombat", "DowntimeRepair", "SetModule", "ChangePosition"}
+        ),
         "next": "orders",
     },
     "orders": {
@@ -46,6 +49,7 @@ PHASES: dict[str, dict[str, object]] = {
                 "SubmitOrder",
                 "PassOrder",
                 "WithdrawOrder",
+                "DiscardCards",
                 "CloseOrders",
                 "PauseTimer",
                 "ResumeTimer",

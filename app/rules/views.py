@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from . import weapons as weapon_rules
+from .combat import can_end
 from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
 from .gm import SOUND_DEFAULTS
 from .npc import automated as npc_automated
 from .npc import quality as npc_quality
+from .orders import out_of_reach_now
 from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -103,6 +105,7 @@ def _ships(state: State) -> list[View]:
                 "y": ship["y"],
                 "defence": ship["defence"],
                 "destroyed": ship["destroyed"],
+                "out": ship.get("out"),
                 "hull": _track(ship["hull"]),
                 "shields": {**_track(shields), "active": shields["active"]},
                 "stations": stations,
@@ -175,6 +178,7 @@ def shared_view(state: State) -> View:
         "revealed": _revealed(state),
         "log": list(state["log"]),
         "weapons": weapon_rules.public_view(state),  # M-WEAPONS-3: torpedoes in flight, holds
+        "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
             {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
             for b in RANGE_BANDS
@@ -264,6 +268,15 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "weapons": weapon_rules.station_part(state, ship, view["weapons"]),
         # M-SEATS-1: the station this player waits to move to, if any.
         "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
+        # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now
+        # (an attack on them is accepted; it hits only if the range closes first).
+        "out_of_reach_now": sorted(
+            other["id"]
+            for other in state["ships"].values()
+            if other["side"] != ship["side"]
+            and ship["weapons"]
+            and out_of_reach_now(ship, other, [w["id"] for w in ship["weapons"]])
+        ),
     }
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has

@@ -22,6 +22,7 @@ TEMPLATES: dict[str, str] = {"station": "station.html", "gm": "gm.html", "displa
 PANELS: dict[str, tuple[str, ...]] = {
     "station": (
         "status",
+        "combat_end",
         "messages",
         "me",
         "allocation",
@@ -34,6 +35,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     ),
     "gm": (
         "turn",
+        "combat_end",
         "orders",
         "allocation",
         "ships",
@@ -48,6 +50,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     "display": (
         "alert",
         "sound",
+        "combat_end",
         "timer",
         "ship_status",
         "map",

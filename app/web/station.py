@@ -200,6 +200,22 @@ async def allocate(
     return await _seat_action(request, game_id, session_factory, allocation_data)
 
 
+@router.post("/play/{game_id}/discard", response_class=HTMLResponse)
+async def discard(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+) -> Response:
+    """G-CARD-5: drop the selected cards from the hand."""
+    return await _seat_action(
+        request,
+        game_id,
+        session_factory,
+        lambda seat, form: {
+            "type": "DiscardCards",
+            "cards": [str(c) for c in form.getlist("discard")],
+        },
+    )
+
+
 @router.post("/play/{game_id}/leave")
 async def leave(
     request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked

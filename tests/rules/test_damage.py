@@ -32,9 +32,15 @@ from .builders import (
 
 
 def raider_fires(
-    state: State, *weapons: str, value: int = 6, target_station: str | None = None, roll: int = 3
+    state: State,
+    *weapons: str,
+    value: int = 6,
+    target_station: str | None = None,
+    roll: int = 3,
+    then: tuple[int, ...] = (),
 ) -> tuple[State, Events]:
-    """Rustjaw, two squares from Kestrel, fires at it; orders close and the attack hits."""
+    """Rustjaw, two squares from Kestrel, fires at it; orders close and the attack hits. `then`:
+    the rolls after the one to hit (injuries, G-DMG-9)."""
     state = place(state, "rustjaw", 5, 5)
     state = run(
         state,
@@ -48,7 +54,7 @@ def raider_fires(
             target_station=target_station,
         ),
     )
-    return close(set_rolls(state, roll))
+    return close(set_rolls(state, roll, *then))
 
 
 def kestrel_fires(
@@ -318,17 +324,17 @@ def test_g_dmg_8_engineering_at_zero_may_only_repair_engineering() -> None:
 def test_g_dmg_9_filling_a_red_station_box_injures_the_character_manning_it() -> None:
     state = game(characters={"kestrel/weapons": "amara-lind"})  # armour 0
     state = damage(shields(started(state), "kestrel", False), "kestrel", "weapons", 2)
-    state, events = raider_fires(state, "autocannon", target_station="weapons")  # fills box 3
-    amara = state["characters"]["amara-lind"]
-    assert one(events, "CrewInjured")["lost"] == {"endurance": 1}
-    assert amara["endurance"]["value"] == 9 and amara["status"] == "wounded"
+    state, events = raider_fires(state, "autocannon", target_station="weapons", then=(4,))
+    amara = state["characters"]["amara-lind"]  # box 3 filled: 1d6 (4) injures her
+    assert one(events, "CrewInjured")["lost"] == {"endurance": 4}
+    assert amara["endurance"]["value"] == 6 and amara["status"] == "wounded"
 
 
 # rule: G-DMG-9
 def test_g_dmg_9_armour_blocks_the_injury() -> None:
     state = game(characters={"kestrel/weapons": "vesna-kaur"})  # armour 1
     state = damage(shields(started(state), "kestrel", False), "kestrel", "weapons", 2)
-    state, events = raider_fires(state, "autocannon", target_station="weapons")
+    state, events = raider_fires(state, "autocannon", target_station="weapons", then=(1,))
     assert one(events, "CrewInjuryBlocked")["armour"] == 1
     assert state["characters"]["vesna-kaur"]["status"] == "healthy"
 

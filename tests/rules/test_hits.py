@@ -116,17 +116,17 @@ def test_g_hit_2_score_must_meet_range_value(squares: int, needed: int, margin: 
     assert state["ships"]["rustjaw"]["hull"]["damage"] == (3 if margin == 0 else 0)
 
 
-# rule: G-HIT-3
-def test_g_hit_3_order_beyond_every_weapons_range_is_refused() -> None:
+# rule: G-HIT-3, G-TURN-4
+def test_g_hit_3_order_beyond_every_weapons_range_is_accepted_with_a_warning() -> None:
     state = skirmish_at(6)  # Long: only the torpedo reaches
     cards = give(state, "kestrel", "weapons", 2)
-    refused(
+    state = run(
         state,
         order(
             "kestrel", "weapons", "attack", cards, target="rustjaw", weapons=("pdc", "pulse-laser")
         ),
-        "TARGET_OUT_OF_RANGE",
-    )
+    )  # range is judged when the attack resolves (G-TURN-4)
+    assert state["orders"]["kestrel/weapons"]["out_of_reach_now"] is True
 
 
 # rule: G-HIT-3
@@ -291,7 +291,7 @@ def test_g_hit_2_nothing_reaches_beyond_nine_squares() -> None:
     state = skirmish_at(10)
     for weapon in state["ships"]["kestrel"]["weapons"]:
         weapon["max_range"] = "very_long"
-    refused(
+    state = run(
         state,
         c.SubmitOrder(
             ship="kestrel",
@@ -302,5 +302,7 @@ def test_g_hit_2_nothing_reaches_beyond_nine_squares() -> None:
             actor=GM,
             now=NOW,
         ),
-        "TARGET_OUT_OF_RANGE",
     )
+    state, events = close(state)
+    attack = one(events, "AttackResolved")
+    assert attack["out_of_range"] is True and attack["roll"] is None

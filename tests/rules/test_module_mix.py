@@ -6,9 +6,27 @@ from __future__ import annotations
 from typing import Any
 
 from app.rules import commands as c
+from app.rules.report import build_report
 from app.rules.state import distance
 
-from .builders import State, close, game, npc, of_type, one, refused, run, set_rolls, started
+from .builders import (
+    NOW,
+    State,
+    close,
+    game,
+    give,
+    npc,
+    of_type,
+    one,
+    order,
+    place,
+    refused,
+    run,
+    run_events,
+    set_rolls,
+    shields,
+    started,
+)
 from .test_zones import ring_game
 
 
@@ -109,3 +127,25 @@ def test_g_ship_1_on_a_zone_map_an_added_ship_arrives_in_a_zone() -> None:
         c.AddShip(ship_class="raider", name="Late", side="raiders", x=1, y=1, zone="a"),
         "NOT_A_ZONE_MAP",
     )
+
+
+def test_g_end_2_the_report_counts_torpedoes_launched_shot_down_and_striking() -> None:
+    """The same salvo as M-WEAPONS-4's test: two torpedoes from Close, one shot down by the
+    Harrier's point defence, the other strikes for 3."""
+    state = shields(game("torpedo-run"), "harrier", False)
+    state = place(place(state, "adder", 15, 0), "viper", 6, 5)
+    state, events = run_events(state, c.StartTurn(now=NOW))
+    state = run(
+        state,
+        npc("viper", "weapons", "attack", 4, target="harrier", weapons=("tube-a", "tube-b")),
+    )
+    state = run(
+        state, order("harrier", "weapons", "point_defence", give(state, "harrier", "weapons", 2))
+    )
+    state, resolved = close(set_rolls(state, 2, 1, 2))
+    assert of_type(resolved, "TorpedoIntercepted") and of_type(resolved, "TorpedoStruck")
+    ships = {s["id"]: s for s in build_report(state, events + resolved)["combats"][0]["ships"]}
+    assert ships["viper"]["torpedoes_launched"] == 2
+    assert ships["harrier"]["torpedoes_shot_down"] == 1
+    assert (ships["viper"]["attacks"], ships["viper"]["hits"]) == (1, 1)
+    assert ships["viper"]["damage_dealt"] == 3  # the launcher's damage

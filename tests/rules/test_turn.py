@@ -348,7 +348,7 @@ def test_every_refusal_leaves_the_state_unchanged() -> None:
             action="attack",
             value=5,
             target="rustjaw",
-            weapons=("pdc",),
+            weapons=("nope",),
         ),
     ):
         with pytest.raises(RulesError):

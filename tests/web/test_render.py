@@ -23,6 +23,7 @@ MOMENTS = sorted(games.ALL)
 PANEL_IDS = {
     "station": [
         "status",
+        "combat-end",
         "messages",
         "me",
         "allocation",
@@ -35,6 +36,7 @@ PANEL_IDS = {
     ],
     "gm": [
         "turn",
+        "combat-end",
         "orders",
         "allocation",
         "ships",
@@ -49,6 +51,7 @@ PANEL_IDS = {
     "display": [
         "alert",
         "sound",
+        "combat-end",
         "timer",
         "ship-status",
         "map",

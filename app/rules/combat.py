@@ -1,0 +1,100 @@
+"""The end of a combat and the start of the next (G-END-1, G-END-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import commands as c
+from . import timing
+from .context import Context
+from .errors import refuse
+from .state import State, get_ship
+
+OUT_REASONS = {"fled": "fled", "surrendered": "surrendered"}
+
+# What a module keeps only for the length of one combat (torpedoes in flight, say): each hook
+# clears its part of the state when a combat ends and again when the next one starts (G-END-3).
+BETWEEN_COMBATS: list[Callable[[State], None]] = []
+
+
+def out_of_the_fight(ship: dict[str, Any]) -> str | None:
+    """Why a ship can no longer fight: destroyed, or fled or surrendered (the GM's call)."""
+    if ship["destroyed"]:
+        return "destroyed"
+    out: str | None = ship.get("out")
+    return out
+
+
+def can_end(state: State) -> dict[str, Any] | None:
+    """G-END-1: during a combat, a side none of whose ships can fight any more, and why."""
+    if state["phase"] == "downtime":
+        return None
+    sides: dict[str, list[dict[str, Any]]] = {}
+    for ship in sorted(state["ships"].values(), key=lambda s: s["id"]):
+        sides.setdefault(ship["side"], []).append(ship)
+    if len(sides) < 2:
+        return None
+    beaten = [
+        side for side, ships in sorted(sides.items()) if all(out_of_the_fight(s) for s in ships)
+    ]
+    if not beaten:
+        return None
+    side = beaten[0]
+    why = "; ".join(f"{s['name']} {out_of_the_fight(s)}" for s in sides[side])
+    standing = sorted(set(sides) - set(beaten))
+    return {
+        "side": side,
+        "why": why,
+        "standing": standing,
+        "text": f"The {side} can no longer fight ({why}). The GM may end the combat or play on.",
+    }
+
+
+def notice_end(ctx: Context, before: dict[str, Any] | None) -> None:
+    """Tell everyone once, when a command leaves a side unable to fight."""
+    now = can_end(ctx.state)
+    if now is not None and (before is None or before["side"] != now["side"]):
+        ctx.emit("CombatCanEnd", now["text"], side=now["side"], why=now["why"])
+
+
+def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
+    ship = get_ship(ctx.state, cmd.ship)
+    if cmd.out and cmd.out not in OUT_REASONS:
+        raise refuse("BAD_VALUE", "A ship leaves the fight as 'fled' or 'surrendered' (or '').")
+    ship["out"] = cmd.out or None
+    text = (
+        f"{ship['name']} {OUT_REASONS[cmd.out]}: it is out of the fight."
+        if cmd.out
+        else f"{ship['name']} is back in the fight."
+    )
+    ctx.emit("ShipOut", text, ship=ship["id"], out=ship["out"])
+
+
+def _clear_between_combats(state: State) -> None:
+    state["red_alert"] = False
+    state["messages"] = []
+    for hook in BETWEEN_COMBATS:
+        hook(state)
+
+
+def end_combat(ctx: Context, cmd: c.EndCombat) -> None:
+    """Back to Downtime; the combat's bonuses, red alert and messages go with it."""
+    state = ctx.state
+    if state["phase"] == "downtime":
+        raise refuse("WRONG_PHASE", "There is no combat to end.")
+    state.update(
+        phase="downtime", orders={}, allocation=None, pending=None, undo=None, modifiers=[]
+    )
+    timing.clear_deadline(state)
+    _clear_between_combats(state)
+    ctx.emit("CombatEnded", f"Combat {state['combat']} is over. Downtime.", combat=state["combat"])
+
+
+def prepare_next_combat(state: State) -> None:
+    """G-END-3: ships keep their damage; what belonged to the last fight is cleared. Bonuses the
+    GM set in Downtime are meant for the coming combat and stay."""
+    _clear_between_combats(state)
+    state["revealed"] = None
+    for ship in state["ships"].values():
+        ship["out"] = None

@@ -1,0 +1,44 @@
+"""The after-action report of a game (G-END-2): its stored events, read in order, and who may
+read it."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import select
+
+from app.db.models import Event
+from app.db.session import autocommit
+from app.rules.report import build_report
+
+from .commands import SessionFactory, Viewer, game_key
+from .errors import ServiceError
+from .games import load_state
+
+
+def report_ready(state: dict[str, Any]) -> bool:
+    """Players and the projector read the report once a combat has ended and the next has not
+    begun; the GM reads it at any time."""
+    return bool(state["phase"] == "downtime" and state["combat"] >= 1)
+
+
+async def game_report(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
+) -> dict[str, Any]:
+    key = game_key(game_id)
+    version, state = await load_state(session_factory, key)
+    if viewer != "gm" and not report_ready(state):
+        raise ServiceError(
+            "REPORT_NOT_READY",
+            "The after-action report opens when the GM ends the combat.",
+            403,
+        )
+    async with autocommit(session_factory) as session:
+        rows = await session.scalars(
+            select(Event.data)
+            .where(Event.game_id == key, Event.version <= version)  # the state's own events
+            .order_by(Event.version, Event.seq)
+        )
+        events = list(rows)
+    return build_report(state, events)

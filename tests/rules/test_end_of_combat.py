@@ -1,0 +1,114 @@
+"""The end of a combat (G-END-1, G-END-3): the engine notices a beaten side, ending a combat
+clears what belonged to it, and the GM starts the next combat of the same game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rules import commands as c
+from app.rules import display_view, gm_view, station_view
+from app.rules.combat import BETWEEN_COMBATS
+
+from .builders import (
+    NOW,
+    State,
+    close,
+    damage,
+    game,
+    of_type,
+    one,
+    refused,
+    run,
+    run_events,
+    seat,
+    started,
+    stations,
+)
+
+
+def messages_and_alert(state: State) -> State:
+    return run(state, c.SendMessage(text="Brace!"), c.SetRedAlert(on=True))
+
+
+# rule: G-END-1
+def test_g_end_1_the_engine_notices_when_a_side_has_no_ship_that_can_fight() -> None:
+    state = started(game())
+    assert gm_view(state)["combat_can_end"] is None
+    state, events = run_events(state, c.DestroyShip(ship="rustjaw"))
+    notice = one(events, "CombatCanEnd")
+    assert notice["side"] == "raiders" and "Rustjaw destroyed" in notice["text"]
+    can_end = gm_view(state)["combat_can_end"]
+    assert can_end["side"] == "raiders" and can_end["standing"] == ["players"]
+    assert display_view(state)["combat_can_end"] == can_end  # the room is told too
+    assert any(entry["type"] == "CombatCanEnd" for entry in state["log"])
+    # Told once: the next command says nothing new, and the GM may play on.
+    _, events = run_events(state, c.SendMessage(text="Anyone left?"))
+    assert not of_type(events, "CombatCanEnd")
+    assert run(state, c.CloseOrders(now=NOW))["phase"] == "turn_end"
+
+
+# rule: G-END-1
+def test_g_end_1_fled_and_surrendered_ships_count_as_out_of_the_fight() -> None:
+    state = started(game("convoy"))
+    state = run(state, c.DestroyShip(ship="jackal-1"), c.SetShipOut(ship="jackal-2", out="fled"))
+    assert gm_view(state)["combat_can_end"] is None  # Jackal-3 still fights
+    state, events = run_events(state, c.SetShipOut(ship="jackal-3", out="surrendered"))
+    notice = one(events, "CombatCanEnd")
+    assert notice["why"] == "Gutter Knife destroyed; " + "; ".join(
+        f"{state['ships'][s]['name']} {why}"
+        for s, why in (("jackal-2", "fled"), ("jackal-3", "surrendered"))
+    )
+    assert gm_view(state)["ships"][-1]["out"] == "surrendered"
+    state = run(state, c.SetShipOut(ship="jackal-3", out=""))  # the GM changes their mind
+    assert gm_view(state)["combat_can_end"] is None
+    refused(state, c.SetShipOut(ship="jackal-3", out="vanished"), "BAD_VALUE")
+
+
+# rule: G-END-1
+def test_g_end_1_nothing_to_end_in_downtime() -> None:
+    state = run(game(), c.DestroyShip(ship="rustjaw"))
+    assert gm_view(state)["combat_can_end"] is None
+
+
+def test_end_combat_clears_red_alert_and_the_combats_messages() -> None:
+    state = messages_and_alert(started(game()))
+    state = run(state, c.EndCombat())
+    assert state["red_alert"] is False and state["messages"] == []
+    seat = stations(state, "kestrel")["pilot"]["crew"]["seat"]
+    assert station_view(state, seat)["messages"] == []
+
+
+# rule: G-END-3
+def test_g_end_3_the_next_combat_keeps_damage_and_clears_the_last_fights_leftovers() -> None:
+    cleared: list[Any] = []
+    BETWEEN_COMBATS.append(cleared.append)  # as a module (torpedoes in flight) would hook in
+    try:
+        state = damage(started(game()), "kestrel", "hull", 3)
+        state = damage(state, "kestrel", "pilot", 2)
+        state = run(
+            state,
+            c.ImposeModifier(
+                ship="kestrel", applies="attack", value=2, reason="x", lasting="combat"
+            ),
+            c.SetShipOut(ship="rustjaw", out="fled"),
+        )
+        state, _ = close(state)
+        state = run(state, c.EndCombat())
+        state = messages_and_alert(state)  # said in Downtime, about the last fight
+        state, events = run_events(state, c.StartNextCombat(seconds=0, now=NOW))
+    finally:
+        BETWEEN_COMBATS.remove(cleared.append)
+    assert one(events, "CombatStarted")["combat"] == 2
+    assert (state["combat"], state["turn"], state["phase"]) == (2, 1, "orders")
+    kestrel = state["ships"]["kestrel"]
+    assert kestrel["hull"]["damage"] == 3 and kestrel["stations"]["pilot"]["damage"] == 2
+    assert state["modifiers"] == [] and state["messages"] == [] and not state["red_alert"]
+    assert state["revealed"] is None and state["ships"]["rustjaw"]["out"] is None
+    assert len(cleared) == 2  # the module's hook ran at the end and at the next start
+
+
+# rule: G-END-3
+def test_g_end_3_only_from_downtime_and_only_the_gm() -> None:
+    state = started(game())
+    refused(state, c.StartNextCombat(), "WRONG_PHASE")
+    refused(run(state, c.EndCombat()), c.StartNextCombat(actor=seat("kestrel", "pilot")), "GM_ONLY")
