@@ -122,7 +122,7 @@ if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the
                   file=sys.stderr)
         sys.stderr.flush()
     signal.signal(signal.SIGUSR1, dump)
-if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, its write, answered
+if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, its apply, answered
     import contextvars, time, uvicorn.config, uvicorn.importer
     load_app, now = uvicorn.importer.import_from_string, time.perf_counter
     marks_of = contextvars.ContextVar("bench_phases")
@@ -142,7 +142,7 @@ if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, it
             return inner
         import app.service as service, app.service.commands as commands
         service.run_command = timed(service.run_command, "command")
-        commands._Applied.write = timed(commands._Applied.write, "write")
+        commands.Writing.apply = timed(commands.Writing.apply, "write")
         async def app(scope, receive, send):
             if scope["type"] != "http" or not scope["path"].endswith("/commands"):
                 return await inner(scope, receive, send)
@@ -177,12 +177,12 @@ def phases(log: Path) -> str:
     def p50(values: list[float]) -> str:
         return f"{sorted(values)[len(values) // 2] * 1000:.2f}"
 
-    # arrived, run_command started and ended, its write statement started and ended, answered
+    # arrived, run_command started and ended, Writing.apply started and ended, answered
     return (
         f"server side of POST /commands, p50 ms over {len(rows)}: before run_command"
         f" {p50([r[1] - r[0] for r in rows])}, run_command {p50([r[2] - r[1] for r in rows])}"
-        f" (up to its write statement {p50([r[3] - r[1] for r in rows])}, the statement"
-        f" {p50([r[4] - r[3] for r in rows])}, after it {p50([r[2] - r[4] for r in rows])}),"
+        f" (BEGIN and the lock {p50([r[3] - r[1] for r in rows])}, applying and writing"
+        f" {p50([r[4] - r[3] for r in rows])}, COMMIT {p50([r[2] - r[4] for r in rows])}),"
         f" answering {p50([r[5] - r[2] for r in rows])}, in all {p50([r[5] - r[0] for r in rows])}"
     )
 
