@@ -32,20 +32,11 @@ from app.service import (
     events_after,
     game_info,
     load_state,
-    newest_state,
     notices,
     remove_commit_listener,
     view_for,
 )
-from app.service.commands import (
-    NOTIFY_CHANNEL,
-    SessionFactory,
-    Viewer,
-    add_settle_listener,
-    follow,
-    in_flight_here,
-    remove_settle_listener,
-)
+from app.service.commands import NOTIFY_CHANNEL, SessionFactory, Viewer
 from app.service.seats import SEATS_ENDED, forget_tokens, seats_ended
 
 # The UI's renderer. Issue 16: the hub reaches up into the web layer here (tests/test_layers.py
@@ -74,11 +65,7 @@ CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not af
 CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
 LISTENER_NAME = "bridgecrew-listener"  # in pg_stat_activity, so operators can tell it apart
-LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after, and the listeners
-_LISTENERS = (
-    "SELECT count(*) FROM pg_stat_activity"
-    " WHERE datname = current_database() AND application_name = $1"
-)
+LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after
 
 
 def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
@@ -150,7 +137,6 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pushed: int = -1  # the newest version every socket here has been brought to
     wanted: int = -1
-    held: int = -1  # a NOTIFY that came while this process had a command in flight on the game
     resync: bool = False  # push full views even to screens that seem up to date
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
@@ -181,7 +167,6 @@ class Hub:
         self._loop = asyncio.get_running_loop()
         tune_gc()
         add_commit_listener(self.notice)
-        add_settle_listener(self._settled)
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name="live-listener"),
             asyncio.create_task(self._heartbeat_forever(), name="live-heartbeat"),
@@ -189,7 +174,6 @@ class Hub:
 
     async def stop(self) -> None:
         remove_commit_listener(self.notice)
-        remove_settle_listener(self._settled)
         for task in [*self._tasks, *(r.task for r in self._rooms.values() if r.task)]:
             task.cancel()
         for task in self._tasks:
@@ -355,10 +339,7 @@ class Hub:
             room.pushed = room.wanted
             room.screens.clear()
             return
-        if resync:  # NOTIFYs may have been missed: only the database knows the newest version
-            version, state = await load_state(self._session_factory, room.game_id)
-        else:
-            version, state = await newest_state(self._session_factory, room.game_id, room.wanted)
+        version, state = await load_state(self._session_factory, room.game_id)
         room.wanted = max(room.wanted, version)
         connections = list(room.connections)
         if version > room.pushed and any(c.audience == "events" for c in connections):
@@ -507,11 +488,9 @@ class Hub:
                 self.listening, delay = True, 0.5
                 forget_tokens()  # seats may have ended while nobody listened
                 self.resync_all()
-                # asyncpg notices a dead server only when it talks to it: ask now and then, and
-                # ask how many server processes listen (app/service/notices.py).
+                # asyncpg notices a dead server only when it talks to it: ask now and then.
                 while not lost.is_set():
-                    listeners = await connection.fetchval(_LISTENERS, LISTENER_NAME, timeout=5)
-                    notices.set_others_listen(listeners != 1)
+                    await connection.fetchval("SELECT 1", timeout=5)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(lost.wait(), LISTEN_CHECK_SECONDS)
                 log.warning("lost the LISTEN connection; reconnecting")
@@ -521,7 +500,6 @@ class Hub:
                 log.warning("LISTEN connection failed (%s); retrying in %.1f s", error, delay)
             finally:
                 self.listening = False
-                notices.set_others_listen(True)  # not known while away: the long form is safe
                 if connection is not None:
                     connection.terminate()
             await asyncio.sleep(delay)
@@ -544,21 +522,7 @@ class Hub:
         room = self._rooms.get(game_id)
         if room is None:
             return  # nobody here watches that game
-        # Another process's command: apply it to this process's copy rather than read the new
-        # state back when pushing it (and a command here on this game can then take the copy).
-        follow(notice)
-        if in_flight_here(game_id):
-            room.held = max(room.held, number)  # see app.service.commands._in_flight
-            return
         self._want(game_id, number)
-
-    def _settled(self, game_id: uuid.UUID) -> None:
-        """A command of this process on this game has finished, committed or not."""
-        room = self._rooms.get(game_id)
-        if room is None or in_flight_here(game_id) or room.held < 0:
-            return
-        held, room.held = room.held, -1
-        self._want(game_id, held)
 
 
 # --- Garbage collection ------------------------------------------------------------------------

@@ -1,13 +1,11 @@
-"""One command at rest: how long `run_command` takes, from the call to the commit and the hot copy
-kept, with nothing else running.
+"""One command at rest: how long `run_command` takes, from the call to the commit, with nothing
+else running.
 
 Starts an embedded PostgreSQL in a temporary directory, creates a skirmish game and has the GM
 send messages one after another. Each is a full command: the rules applied, state + event +
-command + NOTIFY written and committed, the new version kept. This process holds the game's newest
-version after the first, so they take the path on the copy (one statement, no lock); `--locked`
-makes every one take the path under the lock (BEGIN, lock, write, COMMIT), as a command does when
-another process wrote the game last. Prints the median and the 90th percentile, leaving out the
-first 100 (connections and prepared statements warming up).
+command + NOTIFY written and committed (BEGIN, lock and read, look for the id, write, COMMIT:
+app/service/commands.py). Prints the median and the 90th percentile, leaving out the first 100
+(connections and prepared statements warming up).
 
     .venv/bin/python bench/command_cost.py             # 600 commands
     .venv/bin/python bench/command_cost.py --commands 2000
@@ -32,20 +30,17 @@ from app.db.embedded import start_embedded, stop_embedded
 from app.db.migrate import upgrade
 from app.db.session import create_engine, create_session_factory
 from app.rules import Actor
-from app.service import hot
 
 WARMUP = 100
 
 
-async def measure(url: str, commands: int, locked: bool) -> list[float]:
+async def measure(url: str, commands: int) -> list[float]:
     engine = create_engine(url)
     try:
         sessions = create_session_factory(engine)
         game_id, _, _ = await service.create_game(sessions, "skirmish", 1)
         times = []
         for i in range(commands + WARMUP):
-            if locked:
-                hot.HOT.forget(game_id)  # as if another process had written the game last
             start = time.perf_counter()
             await service.run_command(
                 sessions,
@@ -63,16 +58,14 @@ async def measure(url: str, commands: int, locked: bool) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commands", type=int, default=600)
-    parser.add_argument("--locked", action="store_true", help="every command under the lock")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="bridgecrew-command-"))
     try:
         url = start_embedded(workdir / "pg").url()
         upgrade(url)
-        times = sorted(asyncio.run(measure(url, args.commands, args.locked)))
-        path = "under the lock" if args.locked else "on the copy"
+        times = sorted(asyncio.run(measure(url, args.commands)))
         print(
-            f"run_command {path}, {len(times)} commands:"
+            f"run_command, {len(times)} commands:"
             f" median {statistics.median(times) * 1000:.2f} ms,"
             f" p90 {times[int(len(times) * 0.9)] * 1000:.2f} ms"
         )

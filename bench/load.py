@@ -122,7 +122,7 @@ if os.environ.get("BENCH_TRACEMALLOC"):  # SIGUSR1: what was allocated since the
                   file=sys.stderr)
         sys.stderr.flush()
     signal.signal(signal.SIGUSR1, dump)
-if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, its write, answered
+if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, its apply, answered
     import contextvars, time, uvicorn.config, uvicorn.importer
     load_app, now = uvicorn.importer.import_from_string, time.perf_counter
     marks_of = contextvars.ContextVar("bench_phases")
@@ -142,7 +142,7 @@ if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, it
             return inner
         import app.service as service, app.service.commands as commands
         service.run_command = timed(service.run_command, "command")
-        commands._Applied.write = timed(commands._Applied.write, "write")
+        commands.Writing.apply = timed(commands.Writing.apply, "write")
         async def app(scope, receive, send):
             if scope["type"] != "http" or not scope["path"].endswith("/commands"):
                 return await inner(scope, receive, send)
@@ -177,12 +177,12 @@ def phases(log: Path) -> str:
     def p50(values: list[float]) -> str:
         return f"{sorted(values)[len(values) // 2] * 1000:.2f}"
 
-    # arrived, run_command started and ended, its write statement started and ended, answered
+    # arrived, run_command started and ended, Writing.apply started and ended, answered
     return (
         f"server side of POST /commands, p50 ms over {len(rows)}: before run_command"
         f" {p50([r[1] - r[0] for r in rows])}, run_command {p50([r[2] - r[1] for r in rows])}"
-        f" (up to its write statement {p50([r[3] - r[1] for r in rows])}, the statement"
-        f" {p50([r[4] - r[3] for r in rows])}, after it {p50([r[2] - r[4] for r in rows])}),"
+        f" (BEGIN and the lock {p50([r[3] - r[1] for r in rows])}, applying and writing"
+        f" {p50([r[4] - r[3] for r in rows])}, COMMIT {p50([r[2] - r[4] for r in rows])}),"
         f" answering {p50([r[5] - r[2] for r in rows])}, in all {p50([r[5] - r[0] for r in rows])}"
     )
 
@@ -490,8 +490,16 @@ class Planned:
 class Mirror:
     """One game as the engine plays it from the same scenario, seed, seats and commands."""
 
-    def __init__(self, scenario: str, seed: int, rng_seed: int, expect: str = "html") -> None:
+    def __init__(
+        self,
+        scenario: str,
+        seed: int,
+        rng_seed: int,
+        expect: str = "html",
+        turn_seconds: int | None = None,
+    ) -> None:
         catalogue = load_catalogue()
+        self.turn_seconds = turn_seconds  # StartTurn's timer; None: the scenario's
         # "html": a screen gets a push when its HTML changes (the hub skips a view change that
         # shows nothing new); "view": when its view changes (the hub before panel caching).
         self.expect = expect
@@ -613,7 +621,7 @@ class Mirror:
                 for track, item in tracks:
                     if item["damage"] > 0:
                         return GM, c.SetTrack(ship=ship["id"], track=track, damage=0)
-            return GM, c.StartTurn()
+            return GM, c.StartTurn(seconds=self.turn_seconds)
         if phase == "orders":
             todo = stations_to_order(state)
             if not todo:
@@ -633,7 +641,7 @@ class Mirror:
                     apply(state, command)
                     return seat_of[crew["seat"]], command
             return GM, c.AllocateDamage(ship=ship_id, allocations={})
-        return GM, c.StartTurn()  # turn_end
+        return GM, c.StartTurn(seconds=self.turn_seconds)  # turn_end
 
 
 def expected_display(view: dict[str, Any]) -> Any:
@@ -807,7 +815,7 @@ class Run:
         pools = {s.port: HttpPool(s.port, connections, timeout=args.post_timeout) for s in servers}
         first = servers[0]
         games = [
-            Game(g, Mirror(args.scenario, seed=1000 + g, rng_seed=g, expect=args.expect))
+            Game(g, Mirror(args.scenario, 1000 + g, g, args.expect, args.turn_seconds))
             for g in range(args.games)
         ]
         total = int(args.rate * (args.warmup + args.duration))
@@ -1068,7 +1076,7 @@ class Run:
         sent = time.perf_counter()
         sent_loop = loop.time()
         sent_wall = time.time()
-        status = 0
+        status, answer = 0, None
         game.unsure = planned if real else None
         while True:
             try:
@@ -1093,8 +1101,15 @@ class Run:
             await asyncio.sleep(RESEND_PAUSE)
         answered = time.perf_counter()
         if real and status == 200:
-            game.history.append(planned)
             game.unsure = None
+            # Its version tells how many timers the server's sweeper expired before it (each is
+            # a version of its own): the mirror must expire them before it too, not after.
+            expired = answer["version"] - 4 - len(game.history) - 1
+            if expired == 0:
+                game.history.append(planned)
+            elif not self._expired(game, expired, [planned], game.next):
+                game.history.append(planned)
+                self._stop(game, "unexplained version")
         elif real and 400 <= status < 500 and status != 429:
             game.unsure = None  # refused, so not applied; why is read back from the server
             await self._resync(game, pools[game.command_port])
@@ -1132,6 +1147,7 @@ class Run:
             seed=1000 + game.index,
             rng_seed=game.index + 1000 * game.replanned,  # a new plan draws new bot orders
             expect=expect,
+            turn_seconds=self.args.turn_seconds,
         )
         mirror.seated(game.mirror.seats)
         mirror.replay(steps)
@@ -1143,22 +1159,33 @@ class Run:
         (StartTurn sets one) or Engineering's allocation window, which the server's sweeper
         expires by itself when a command comes late (the run is past its capacity). The game's
         version then counts one command more than `history` for each expiry (two when an expired
-        turn opened an allocation window that expired too): the mirror expires the same timers
-        and the rest of the game is planned again from there. Any other difference stops the
-        game (the check then tells whether the server kept what it acknowledged)."""
+        turn opened an allocation window that expired too). Any other difference stops the game
+        (the check then tells whether the server kept what it acknowledged)."""
         with contextlib.suppress(Exception):
             status, body = await pool.request("GET", f"/api/games/{game.game_id}/view")
-            mirror = self._mirror(game, game.history, self.args.expect)
             expired = body["version"] - 4 - len(game.history) if status == 200 else 0
-            if expired > 0 and mirror.expiries(expired):
-                game.history += [Planned(SYSTEM, {"type": "ExpireDeadline"}, ())] * expired
-                game.replanned += 1
-                mirror.look()
-                refused = game.next - 1
-                game.plan = game.plan[:refused] + mirror.plan(len(game.plan) - refused)
-                game.next = refused
+            if self._expired(game, expired, [], game.next - 1):
                 return
         self._stop(game, "refused")
+
+    def _expired(self, game: Game, expired: int, then: list[Planned], resume: int) -> bool:
+        """The server expired `expired` timers after the game's `history`, then applied `then`
+        (an acknowledged command, or nothing): the mirror expires the same timers in the same
+        place, and the plan is made again from step `resume`. False when the mirror has no such
+        timers running, or `then` does not apply after them."""
+        mirror = self._mirror(game, game.history, self.args.expect)
+        try:
+            if expired <= 0 or not mirror.expiries(expired):
+                return False
+            mirror.replay(then)
+        except RulesError:
+            return False
+        game.history += [Planned(SYSTEM, {"type": "ExpireDeadline"}, ())] * expired + then
+        game.replanned += 1
+        mirror.look()
+        game.plan = game.plan[:resume] + mirror.plan(len(game.plan) - resume)
+        game.next = resume
+        return True
 
     def _stop(self, game: Game, why: str) -> None:
         game.stopped = why
@@ -1499,6 +1526,14 @@ def main() -> None:
         metavar="N",
         help="before the clock starts, game i plays i mod N commands, so the games are not in "
         "lockstep (all revealing and starting turns in the same second) but spread over a turn",
+    )
+    parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="each turn's timer (default: the scenario's, 60 s); a short one makes the server's "
+        "sweeper expire turns between a game's commands, which the mirror must follow",
     )
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw stacks to this dir")
     parser.add_argument("--json", default=None, help="also write the figures here")

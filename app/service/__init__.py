@@ -1,8 +1,8 @@
 """The authoritative game server's handlers: every change to a game goes through here.
 
-One transaction per command (lock the game row, apply the rules, store state + events + the
-command, NOTIFY, commit), then a hand-off to this process's live hub. Web routes stay thin: they
-authenticate, call one of these, and render.
+One transaction per change to a game (lock the game row, apply the rules, store state + events +
+the command, NOTIFY, commit), then a hand-off to this process's live hub: app/service/commands.py,
+`writing`. Web routes stay thin: they authenticate, call one of these, and render.
 """
 
 from .commands import (
@@ -24,7 +24,6 @@ from .games import (
     game_by_join_code,
     game_info,
     load_state,
-    newest_state,
     token_hash,
     view_for,
 )
@@ -59,7 +58,6 @@ __all__ = [
     "game_info",
     "is_gm_token",
     "load_state",
-    "newest_state",
     "phone_seat",
     "phone_seat_tokens",
     "remove_commit_listener",

@@ -9,8 +9,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select, text
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.content import load_catalogue
@@ -18,8 +17,7 @@ from app.db.models import Event, Game, stored_state, whole_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
 
-from . import hot
-from .commands import SessionFactory, State, Viewer, apply_locked, canonical, committed, game_key
+from .commands import SessionFactory, State, Viewer, canonical, game_key, writing
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -72,32 +70,22 @@ async def create_game(
         # codes limited per address (app/web/limits.py), far too many to guess. A crowded server
         # falls back to eight. Games made with four keep them: codes are looked up as stored.
         join_code = "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6 if attempt < 10 else 8))
+        game = Game(
+            id=game_id,
+            join_code=join_code,
+            scenario=scenario_id,
+            seed=start,
+            version=0,
+            state=rest,
+            cards=cards,
+            gm_token_hash=token_hash(gm_token),
+        )
         try:
-            version = 0
-            async with session_factory() as session, session.begin():
-                game = Game(
-                    id=game_id,
-                    join_code=join_code,
-                    scenario=scenario_id,
-                    seed=start,
-                    version=0,
-                    state=rest,
-                    cards=cards,
-                    gm_token_hash=token_hash(gm_token),
-                )
-                session.add(game)
-                await session.flush()
+            async with writing(session_factory, game_id, new=game) as created:
                 for module, on in switches:
-                    result, _ = await apply_locked(
-                        session,
-                        game,
-                        {"type": "SetModule", "module": module, "on": on},
-                        Actor.gm(),
-                        f"create:module:{module}" if on else f"create:module-off:{module}",
-                    )
-                    version = result.version
-            if version:
-                committed(game_id, version)
+                    command = {"type": "SetModule", "module": module, "on": on}
+                    command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
+                    await created.apply(command, Actor.gm(), command_id)
             return game_id, join_code, gm_token
         except IntegrityError as error:
             if "join_code" not in str(error.orig):
@@ -133,58 +121,19 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
     return GameInfo(*row) if row else None
 
 
-# The row's version, write stamp and deadline, and its state (with the card catalogue) only when
-# this process does not hold that very version already: one statement, one round trip.
-_READ_STATE = text(
-    "SELECT version, updated_at, deadline_at, deadline_kind, deadline_version,"
-    " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE state END"
-    " AS state,"
-    " CASE WHEN version = :known_version AND updated_at = :known_stamp THEN NULL ELSE cards END"
-    " AS cards FROM games WHERE id = :game_id"
-).columns(state=JSONB, cards=JSONB)
-
-
 async def load_state(
     session_factory: SessionFactory, game_id: uuid.UUID | str
 ) -> tuple[int, State]:
     """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
-    key = game_key(game_id)
-    known = hot.HOT.latest(key)
-    while True:
-        async with autocommit(session_factory) as session:
-            row = (
-                await session.execute(
-                    _READ_STATE,
-                    {
-                        "game_id": key,
-                        "known_version": -1 if known is None else known.version,
-                        "known_stamp": None if known is None else known.stamp,
-                    },
-                )
-            ).one_or_none()
-        if row is None:
-            raise no_such_game()
-        if row.state is None:  # this process holds that version
-            state = hot.HOT.recall(key, row.version, row.updated_at)
-            if state is not None:
-                return row.version, state
-            known = None  # a newer version replaced that copy meanwhile: read the row's state
-            continue
-        packed = hot.pack(whole_state(row.state, row.cards))
-        deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
-        hot.HOT.remember(key, row.version, row.updated_at, packed, deadline)
-        return row.version, packed.state()
-
-
-async def newest_state(
-    session_factory: SessionFactory, game_id: uuid.UUID, at_least: int
-) -> tuple[int, State]:
-    """The newest state this process knows, without asking the database when this process itself
-    committed (or read) a version at least `at_least` (the newest one it was told about)."""
-    entry = hot.HOT.latest(game_id)
-    if entry is not None and entry.version >= at_least:
-        return entry.version, entry.state()
-    return await load_state(session_factory, game_id)
+    async with autocommit(session_factory) as session:
+        row = (
+            await session.execute(
+                select(Game.version, Game.state, Game.cards).where(Game.id == game_key(game_id))
+            )
+        ).one_or_none()
+    if row is None:
+        raise no_such_game()
+    return row.version, canonical(whole_state(row.state, row.cards))
 
 
 async def current_view(
@@ -215,11 +164,14 @@ async def events_after(
 ) -> tuple[int, list[dict[str, Any]]]:
     """(current version, events after version `after` as this viewer may see them), each with its
     version and seq so a client can resume from the last one it saw."""
-    version, _ = await load_state(session_factory, game_id)
+    key = game_key(game_id)
     async with autocommit(session_factory) as session:
+        version = await session.scalar(select(Game.version).where(Game.id == key))
+        if version is None:
+            raise no_such_game()
         rows = await session.scalars(
             select(Event)
-            .where(Event.game_id == game_key(game_id), Event.version > after)
+            .where(Event.game_id == key, Event.version > after)
             .order_by(Event.version, Event.seq)
             .limit(limit)
         )

@@ -14,14 +14,7 @@ from sqlalchemy import select
 from app.db.models import Seat
 from app.rules import Actor
 
-from .commands import (
-    CommandResult,
-    SessionFactory,
-    apply_locked,
-    committed,
-    game_key,
-    lock_game,
-)
+from .commands import CommandResult, SessionFactory, game_key, writing
 from .errors import ServiceError
 from .seats import realign, seats_ended
 
@@ -35,23 +28,18 @@ async def change_position(
 ) -> CommandResult:
     """The seat's player moves to `station` of their ship (at once, or queued by the engine)."""
     key = game_key(game_id)
-    async with session_factory() as session, session.begin():
-        game = await lock_game(session, key)
-        seat = await session.scalar(
+    async with writing(session_factory, key) as game:
+        seat = await game.session.scalar(
             select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
         )
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
-        result, fresh = await apply_locked(
-            session,
-            game,
+        result = await game.apply(
             {"type": "ChangePosition", "ship": seat.ship, "station": station},
             Actor.for_seat(str(seat.id)),
             command_id,
         )
-        moved = await realign(session, game)
+        moved = await realign(game)
     if moved:
         seats_ended(key)
-    if fresh:
-        committed(key, result.version)
     return result

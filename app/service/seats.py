@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,15 +24,7 @@ from app.db.session import autocommit
 from app.rules import Actor
 from app.rules.state import seat_station
 
-from .commands import (
-    NOTIFY_CHANNEL,
-    SessionFactory,
-    apply_locked,
-    canonical,
-    committed,
-    game_key,
-    lock_game,
-)
+from .commands import NOTIFY_CHANNEL, SessionFactory, Writing, game_key, writing
 from .errors import ServiceError
 from .games import token_hash
 
@@ -224,8 +216,8 @@ async def create_seat(
     token = secrets.token_urlsafe(32)
     seat_id = uuid.uuid4()
     key = game_key(game_id)
-    async with session_factory() as session, session.begin():
-        game = await lock_game(session, key)
+    async with writing(session_factory, key) as game:
+        session = game.session
         if phone_tokens:  # under the game's lock: two tries of one join find each other
             taken = await _tokens_taken(session, phone_tokens)
             held = _live_here(taken, key)
@@ -234,9 +226,7 @@ async def create_seat(
             token = next((t for t in phone_tokens if t not in taken), token)
         # The engine refuses a manned station, so any seat row still claiming this one is left
         # over from a GM's UnseatCrew: end it, or the unique index would refuse the new seat.
-        result, _ = await apply_locked(
-            session,
-            game,
+        await game.apply(
             {
                 "type": "SeatCrew",
                 "ship": ship,
@@ -249,7 +239,7 @@ async def create_seat(
             f"seat:{seat_id}",
         )
         # Rows left behind by a move the engine made outside a seat change are put right first.
-        moved = await realign(session, game)
+        moved = await realign(game)
         ended = await _end_claims(session, key, ship, station) + int(moved)
         if ended:
             await _tell_seats_ended(session, key)
@@ -266,7 +256,6 @@ async def create_seat(
         )
     if ended:
         seats_ended(key)
-    committed(key, result.version)
     return seat_id, token
 
 
@@ -276,9 +265,8 @@ async def revoke_seat(
     """End one seat (a player leaving, or the GM taking a lost phone's place away): its token stops
     working and its station is free. Returns the game's version afterwards."""
     key = game_key(game_id)
-    async with session_factory() as session, session.begin():
-        game = await lock_game(session, key)
-        seat = await session.scalar(
+    async with writing(session_factory, key) as game:
+        seat = await game.session.scalar(
             select(Seat).where(
                 Seat.id == _seat_key(seat_id), Seat.game_id == key, Seat.revoked_at.is_(None)
             )
@@ -286,15 +274,11 @@ async def revoke_seat(
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
         seat.revoked_at = datetime.now(UTC)
-        await _tell_seats_ended(session, key)
-        version, fresh = await _unseat_if_manned(
-            session, game, seat.ship, seat.station, str(seat.id)
-        )
-        await realign(session, game)  # a move queued for that station happened (M-SEATS-1)
+        await _tell_seats_ended(game.session, key)
+        await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
+        await realign(game)  # a move queued for that station happened (M-SEATS-1)
     seats_ended(key)
-    if fresh:
-        committed(key, version)
-    return version
+    return game.version
 
 
 async def free_seat(
@@ -303,22 +287,17 @@ async def free_seat(
     """The GM frees a station, whoever holds it: its seat's token stops working and the crew is
     unseated. Returns the game's version afterwards."""
     key = game_key(game_id)
-    async with session_factory() as session, session.begin():
-        game = await lock_game(session, key)
+    async with writing(session_factory, key) as game:
         crew = _crew(game, ship, station)
-        ended = await _end_claims(session, key, ship, station)
+        ended = await _end_claims(game.session, key, ship, station)
         if crew is None and not ended:
             raise ServiceError("STATION_EMPTY", "Nobody holds that station.", 409)
         if ended:
-            await _tell_seats_ended(session, key)
-        version, fresh = await _unseat_if_manned(
-            session, game, ship, station, crew["seat"] if crew else None
-        )
-        await realign(session, game)  # a move queued for that station happened (M-SEATS-1)
+            await _tell_seats_ended(game.session, key)
+        await _unseat_if_manned(game, ship, station, crew["seat"] if crew else None)
+        await realign(game)  # a move queued for that station happened (M-SEATS-1)
     seats_ended(key)
-    if fresh:
-        committed(key, version)
-    return version
+    return game.version
 
 
 async def is_gm_token(
@@ -440,23 +419,18 @@ async def _end_claims(session: AsyncSession, game_id: uuid.UUID, ship: str, stat
     return int(ended.rowcount)  # type: ignore[attr-defined]
 
 
-async def _unseat_if_manned(
-    session: AsyncSession, game: Game, ship: str, station: str, seat: str | None
-) -> tuple[int, bool]:
+async def _unseat_if_manned(game: Writing, ship: str, station: str, seat: str | None) -> None:
     crew = _crew(game, ship, station)
     if crew is None or (seat is not None and crew["seat"] != seat):
-        return game.version, False  # the GM already unseated them; only the token had to go
-    result, fresh = await apply_locked(
-        session,
-        game,
+        return  # the GM already unseated them; only the token had to go
+    await game.apply(
         {"type": "UnseatCrew", "ship": ship, "station": station},
         Actor.system(),
         f"unseat:{crew['seat']}:{game.version}",
     )
-    return result.version, fresh
 
 
-def _crew(game: Game, ship: str, station: str) -> dict[str, str] | None:
+def _crew(game: Writing, ship: str, station: str) -> dict[str, str] | None:
     found = game.state["ships"].get(ship, {}).get("stations", {}).get(station)
     if found is None:
         raise ServiceError("NO_SUCH_STATION", f"There is no station {ship}/{station} in this game.")
@@ -476,14 +450,14 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
 # --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
 
 
-async def realign(session: AsyncSession, game: Game) -> bool:
+async def realign(game: Writing) -> bool:
     """Make the game's live seat rows name the stations the engine has their crew at; a seat
     the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
     row changed (the caller's process then forgets the game's tokens after the commit)."""
-    state: dict[str, Any] = canonical(game.whole_state)
+    session, state = game.session, game.state
     rows = (
         await session.scalars(
-            select(Seat).where(Seat.game_id == game.id, Seat.revoked_at.is_(None))
+            select(Seat).where(Seat.game_id == game.game_id, Seat.revoked_at.is_(None))
         )
     ).all()
     moving: list[tuple[Seat, str]] = []
@@ -503,5 +477,5 @@ async def realign(session: AsyncSession, game: Game) -> bool:
     for row, station in moving:
         row.station = station
     await session.flush()
-    await _tell_seats_ended(session, game.id)
+    await _tell_seats_ended(session, game.game_id)
     return True

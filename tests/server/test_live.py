@@ -5,11 +5,9 @@ import asyncio
 import re
 import sys
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator
 from typing import Any
 
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from sqlalchemy import text
@@ -19,13 +17,11 @@ from websockets.typing import Origin
 
 from app import live
 from app.content import load_catalogue
-from app.db.session import plain_dsn
 from app.live import Connection, Hub, Room
 from app.rules import new_game
-from app.service import canonical, commands, notices, remove_commit_listener
-from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
+from app.service import canonical, notices, remove_commit_listener
+from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
-from tests.conftest import until
 
 from .conftest import AsyncTable, LiveServer, next_message
 
@@ -152,40 +148,6 @@ async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every
         assert (await next_message(display))["view"]["game"]["red_alert"] is True
 
 
-async def test_a_lone_process_sends_short_notices_until_another_listens(
-    settings: Settings, db_url: str, heard: asyncio.Queue[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Nobody follows the commands of the only server process: it leaves the command and its
-    digest out of its notices, and puts them back once another process's listener shows up."""
-    monkeypatch.setattr(live, "LISTEN_CHECK_SECONDS", 0.05)
-    server = LiveServer(settings)
-    await server.start()
-
-    def others_listen(wanted: bool) -> Callable[[], Awaitable[bool]]:
-        async def check() -> bool:
-            return notices.others_listen() is wanted
-
-        return check
-
-    try:
-        async with httpx.AsyncClient(base_url=server.http) as http:
-            table = await AsyncTable(http).create()
-            await until(others_listen(False), what="alone")
-            await table.gm_command(type="SetRedAlert", on=True)
-            assert (await asyncio.wait_for(heard.get(), 5)).count(":") == 1  # the short form
-            other = await asyncpg.connect(
-                plain_dsn(db_url), server_settings={"application_name": live.LISTENER_NAME}
-            )
-            await until(others_listen(True), what="another process listens")
-            await table.gm_command(type="SetRedAlert", on=False)
-            assert (await asyncio.wait_for(heard.get(), 5)).count(":") > 6  # the long form
-            await other.close()
-            await until(others_listen(False), what="alone again")
-    finally:
-        await server.stop()
-    assert notices.others_listen()  # not known with nobody listening: the safe form
-
-
 async def test_heartbeats_keep_quiet_sockets_alive(settings: Settings) -> None:
     server = LiveServer(settings, heartbeat_seconds=0.2)
     await server.start()
@@ -267,61 +229,17 @@ async def test_compression_keeps_no_state_between_messages(
             assert (await next_message(display))["version"] == turn + 1
 
 
-async def test_a_notify_is_held_while_this_process_has_a_command_in_flight_on_the_game() -> None:
-    """Our own commit's NOTIFY can arrive before run_command has kept the new state; pushing then
-    would read the state back from the database. It is held until the command settles, then
-    dropped if `committed` already announced that version, else pushed."""
+async def test_a_notice_for_a_watched_game_is_pushed_and_others_are_left_alone() -> None:
     hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
     rounds: list[int] = []
     hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
-    game = uuid.uuid4()
-    hub._rooms[game] = Room(game, wanted=4)
-    add_settle_listener(hub._settled)
-    try:
-        with commands._running_here(game):  # the command committed and announced itself
-            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:5")
-            assert rounds == []
-            hub._want(game, 5)
-        assert rounds == [5]  # once, not again for the held echo
-        with commands._running_here(game):  # it failed after its COMMIT went out
-            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6")
-            assert rounds == [5]
-        assert rounds == [5, 6]
-        hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:7")  # nothing in flight: at once
-        assert rounds == [5, 6, 7]
-    finally:
-        remove_settle_listener(hub._settled)
-
-
-async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Another process's command is applied to this process's copy (app.service.commands.follow)
-    before the push round, which then finds the new version held here; a game nobody here
-    watches is left alone."""
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[int] = []
-    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
-    followed: list[notices.Notice] = []
-
-    def follow(notice: notices.Notice) -> bool:
-        followed.append(notice)
-        return True
-
-    monkeypatch.setattr("app.live.follow", follow)
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
     hub._rooms[watched] = Room(watched, wanted=4)
-    stamp = datetime.now(UTC)
-    payloads = [
-        notices.full(g, 5, stamp, stamp, "d1", '{"command": {}}') for g in (watched, unwatched)
-    ]
-    monkeypatch.setattr(notices, "ORIGIN", "another")  # they come from another process
-    for payload in payloads:
-        hub._on_notify(None, 0, NOTIFY_CHANNEL, payload)
-    assert [(n.game_id, n.version, n.record) for n in followed] == [(watched, 5, '{"command": {}}')]
+    for game in (watched, unwatched):
+        hub._on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
     assert rounds == [5]
-    hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # neither form: ignored
-    assert rounds == [5] and len(followed) == 1
+    hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # not a notice: ignored
+    assert rounds == [5]
 
 
 async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
