@@ -14,12 +14,12 @@ from fastapi.testclient import TestClient
 
 from app import service
 from app.content import load_catalogue
-from app.live import Audience
-from app.live import render as live_render
 from app.rules import Actor, gm_view
 from app.rules.bot import propose, stations_to_order
 from app.rules.phases import ACTIONS, actions_for
 from app.service.commands import command_fields
+from app.web.live import Audience
+from app.web.live.push import render as live_render
 from app.web.render import render_push
 
 from .secrets import Knowledge, Secrets, foreign_orders, hand, leaks

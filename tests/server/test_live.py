@@ -2,6 +2,7 @@
 event stream, and a listener that survives losing its database connection."""
 
 import asyncio
+import json
 import re
 import sys
 import uuid
@@ -13,18 +14,20 @@ import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from sqlalchemy import text
+from starlette.websockets import WebSocketState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from app import live
 from app.content import load_catalogue
 from app.db.session import plain_dsn
-from app.live import Connection, Hub, Room
 from app.rules import new_game
 from app.service import canonical, commands, notices, remove_commit_listener
-from app.service.commands import NOTIFY_CHANNEL, add_settle_listener, remove_settle_listener
+from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
+from app.web.live import listener, push
+from app.web.live.connections import Connection, Room
+from app.web.live.hub import Hub
 from tests.conftest import until
 
 from .conftest import AsyncTable, LiveServer, next_message
@@ -157,7 +160,7 @@ async def test_a_lone_process_sends_short_notices_until_another_listens(
 ) -> None:
     """Nobody follows the commands of the only server process: it leaves the command and its
     digest out of its notices, and puts them back once another process's listener shows up."""
-    monkeypatch.setattr(live, "LISTEN_CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(listener, "LISTEN_CHECK_SECONDS", 0.05)
     server = LiveServer(settings)
     await server.start()
 
@@ -174,7 +177,7 @@ async def test_a_lone_process_sends_short_notices_until_another_listens(
             await table.gm_command(type="SetRedAlert", on=True)
             assert (await asyncio.wait_for(heard.get(), 5)).count(":") == 1  # the short form
             other = await asyncpg.connect(
-                plain_dsn(db_url), server_settings={"application_name": live.LISTENER_NAME}
+                plain_dsn(db_url), server_settings={"application_name": listener.LISTENER_NAME}
             )
             await until(others_listen(True), what="another process listens")
             await table.gm_command(type="SetRedAlert", on=False)
@@ -267,30 +270,28 @@ async def test_compression_keeps_no_state_between_messages(
             assert (await next_message(display))["version"] == turn + 1
 
 
+def _listener() -> tuple[listener.Listener, dict[uuid.UUID, Room], list[tuple[uuid.UUID, int]]]:
+    """A listener whose wanted versions are recorded, not pushed."""
+    rooms: dict[uuid.UUID, Room] = {}
+    wanted: list[tuple[uuid.UUID, int]] = []
+    heard = listener.Listener("", rooms, lambda game, v: wanted.append((game, v)), lambda: None)
+    return heard, rooms, wanted
+
+
 async def test_a_notify_is_held_while_this_process_has_a_command_in_flight_on_the_game() -> None:
     """Our own commit's NOTIFY can arrive before run_command has kept the new state; pushing then
-    would read the state back from the database. It is held until the command settles, then
-    dropped if `committed` already announced that version, else pushed."""
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[int] = []
-    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
+    would read the state back from the database. It is held until the command settles."""
+    heard, rooms, wanted = _listener()
     game = uuid.uuid4()
-    hub._rooms[game] = Room(game, wanted=4)
-    add_settle_listener(hub._settled)
-    try:
-        with commands._running_here(game):  # the command committed and announced itself
-            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:5")
-            assert rounds == []
-            hub._want(game, 5)
-        assert rounds == [5]  # once, not again for the held echo
-        with commands._running_here(game):  # it failed after its COMMIT went out
-            hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6")
-            assert rounds == [5]
-        assert rounds == [5, 6]
-        hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:7")  # nothing in flight: at once
-        assert rounds == [5, 6, 7]
-    finally:
-        remove_settle_listener(hub._settled)
+    rooms[game] = Room(game, wanted=4)
+    with commands._running_here(game):
+        heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:5")
+        assert wanted == []
+    heard.settled(game)
+    assert wanted == [(game, 5)]
+    heard.settled(game)  # once only
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6")  # nothing in flight: at once
+    assert wanted == [(game, 5), (game, 6)]
 
 
 async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
@@ -299,29 +300,49 @@ async def test_a_notice_for_a_watched_game_is_followed_here_before_it_is_pushed(
     """Another process's command is applied to this process's copy (app.service.commands.follow)
     before the push round, which then finds the new version held here; a game nobody here
     watches is left alone."""
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[int] = []
-    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
+    heard, rooms, wanted = _listener()
     followed: list[notices.Notice] = []
 
     def follow(notice: notices.Notice) -> bool:
         followed.append(notice)
         return True
 
-    monkeypatch.setattr("app.live.follow", follow)
+    monkeypatch.setattr(listener, "follow", follow)
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
-    hub._rooms[watched] = Room(watched, wanted=4)
+    rooms[watched] = Room(watched, wanted=4)
     stamp = datetime.now(UTC)
     payloads = [
         notices.full(g, 5, stamp, stamp, "d1", '{"command": {}}') for g in (watched, unwatched)
     ]
     monkeypatch.setattr(notices, "ORIGIN", "another")  # they come from another process
     for payload in payloads:
-        hub._on_notify(None, 0, NOTIFY_CHANNEL, payload)
+        heard.on_notify(None, 0, NOTIFY_CHANNEL, payload)
     assert [(n.game_id, n.version, n.record) for n in followed] == [(watched, 5, '{"command": {}}')]
-    assert rounds == [5]
-    hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # neither form: ignored
-    assert rounds == [5] and len(followed) == 1
+    assert wanted == [(watched, 5)]
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # neither form: ignored
+    assert wanted == [(watched, 5)] and len(followed) == 1
+
+
+class Phone:
+    """A socket as the hub sees one: what it was sent, and whether it has gone."""
+
+    client_state = WebSocketState.CONNECTED
+
+    def __init__(self, stays: bool) -> None:
+        self.sent: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.stays = stays
+
+    async def send_text(self, message: str) -> None:
+        self.sent.put_nowait(json.loads(message))
+
+    async def receive(self) -> dict[str, str]:
+        if self.stays:
+            await asyncio.Event().wait()  # until the test ends
+        await asyncio.sleep(0.05)
+        return {"type": "websocket.disconnect"}
+
+    async def close(self, code: int) -> None:
+        return None
 
 
 async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
@@ -329,26 +350,32 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
 ) -> None:
     """A socket can join between a commit and the hub hearing of it, so its welcome already shows
     the new version. The sockets already there are a version behind it and must be pushed to,
-    though the late notice then finds that version wanted already (tests/faults/test_chaos.py
-    caught a projector left one version behind)."""
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[tuple[int, int]] = []
-    hub._schedule = lambda room: rounds.append((room.pushed, room.wanted))  # type: ignore[method-assign]
+    though the hub hears of no commit (tests/faults/test_chaos.py caught a projector left one
+    version behind)."""
     catalogue = load_catalogue()
-    state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=1))
+    older = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=1))
+    newer = canonical({**older, "red_alert": True})
+    versions = iter([(26, older), (27, newer)])
 
-    async def committed_meanwhile(_factory: Any, _game: Any) -> tuple[int, Any]:
-        return 27, state
+    async def load_state(_factory: Any, _game: Any) -> tuple[int, Any]:
+        return next(versions)
 
-    monkeypatch.setattr(live, "load_state", committed_meanwhile)
-    game = uuid.uuid4()
-    room = Room(game, pushed=26, wanted=26)  # its sockets show version 26
-    hub._rooms[game] = room
-    joining = Connection(None, "display", "display", "json")  # type: ignore[arg-type]
-    await hub._welcome(room, joining, None)
-    assert rounds == [(26, 27)]  # a round for the sockets at 26
-    hub._want(game, 27)  # the commit's own notice, late: nothing more to do
-    assert rounds == [(26, 27)]
+    async def newest_state(_factory: Any, _game: Any, _wanted: int) -> tuple[int, Any]:
+        return 27, newer
+
+    monkeypatch.setattr(push, "load_state", load_state)
+    monkeypatch.setattr(push, "newest_state", newest_state)
+    hub, game = Hub(None, ""), uuid.uuid4()  # type: ignore[arg-type]
+    first, late = Phone(stays=True), Phone(stays=False)
+    there = asyncio.create_task(hub.serve(first, game, "display", "display"))  # type: ignore[arg-type]
+    try:
+        assert (await asyncio.wait_for(first.sent.get(), 5))["version"] == 26
+        await hub.serve(late, game, "display", "display")  # type: ignore[arg-type]
+        assert (await late.sent.get())["version"] == 27
+        brought = await asyncio.wait_for(first.sent.get(), 5)
+        assert brought["version"] == 27 and brought["view"]["game"]["red_alert"] is True
+    finally:
+        there.cancel()
 
 
 async def test_a_socket_lets_go_of_each_message_once_sent() -> None:
