@@ -37,16 +37,20 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "messages": ("messages",),
         "me": (
             "me.{ship,station,role,label,name,character,hand_limit,health,boxes,down}",
-            SHIP,
-            STATION,
+            "ships.*.id",
+            "ships.*.stations.*.{id,boxes,damage,health,red}",
         ),
-        "allocation": ("me.{allocation,ship}", SHIP, STATION),
+        "allocation": (
+            "me.{allocation,ship}",
+            "ships.*.id",
+            "ships.*.stations.*.{id,label,health}",
+        ),
         "hand": ("game.{turn,phase}", "me.{hand,hand_limit}", "me.order.cards"),
         "order": (
-            "game",
+            "game.{turn,phase,map}",
             "distances",
             "me.{actions,down,order,role,ship}",
-            SHIP,
+            "ships.*.{id,name,class_name,crew,side,x,y,defence,destroyed,shields,weapons}",
             "ships.*.stations.*.{id,role,label,boxes,damage,health,operational}",
         ),
         "crew": ("game.phase", "me.ship", NAMES, "ships.*.stations.*.{label,role,manned,ready}"),
@@ -69,7 +73,7 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "display": {
         "alert": ("game.red_alert",),
-        "timer": ("game",),
+        "timer": ("game.{scenario,turn,phase,phase_label,deadline,paused}",),
         "ship_status": (SHIP, STATION),
         "map": MAP,
         "ready": (
