@@ -156,13 +156,12 @@ def _offer_panels(
             changed = tuple(range(len(screen.keys)))
         else:  # only the panels whose inputs changed: most commands touch one or two of ten
             changed = tuple(i for i, key in enumerate(screen.keys) if key != shown[i])
+        if changed:  # else e.g. a GM-only change: this screen stays as it is
+            text = texts.get(changed)
+            if text is None:  # (a panel that fails to render leaves `shown` for another try)
+                text = texts[changed] = screen.message(version, changed, room.panels, older)
+            connection.offer(version, text)
         connection.shown = screen.keys
-        if not changed:
-            continue  # e.g. a GM-only change: this screen stays as it is
-        text = texts.get(changed)
-        if text is None:
-            text = texts[changed] = screen.message(version, changed, room.panels, older)
-        connection.offer(version, text)
 
 
 def _offer_whole(
