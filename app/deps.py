@@ -13,11 +13,11 @@ from typing import Annotated, Literal
 from fastapi import Depends, Header
 from starlette.requests import HTTPConnection
 
-from app.live import Hub
 from app.rules import Actor
 from app.service import SeatInfo, ServiceError, Viewer
 from app.service.commands import SessionFactory, game_key
 from app.service.seats import token_elsewhere, token_owner
+from app.web.live import Hub
 
 
 def seat_cookie(game_id: uuid.UUID | str) -> str:

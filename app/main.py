@@ -14,13 +14,13 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
-from app.db.session import create_engine, create_session_factory, database_url
-from app.live import Hub
+from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
+from app.web.live import Hub
 from app.web.logs import redact_server_logs
 from app.web.security import BrowserGuard
 
@@ -79,7 +79,7 @@ def create_app(
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         heartbeat = heartbeat_seconds or chosen.heartbeat_s
-        hub = Hub(session_factory, url, heartbeat)
+        hub = Hub(session_factory, plain_dsn(url), heartbeat)
         sweeper = DeadlineSweeper(session_factory)
         seat_watch = ws.SeatWatch(session_factory)
         app.state.settings = chosen

@@ -33,7 +33,7 @@ class Settings(BaseSettings):
     # Generous, because phones on venue Wi-Fi lose and resend packets.
     header_timeout_s: float = 20.0
     ws_max_frame_bytes: int = 64 * 1024
-    # Every open websocket gets a heartbeat this often (app.live), to keep venue proxies and phone
+    # Every open websocket gets a heartbeat this often (the hub), to keep venue proxies and phone
     # radios from idling it out. Pages read it too: a page that hears nothing for a few heartbeats'
     # worth takes its socket for dead and reconnects (static/js/app.js).
     heartbeat_s: float = Field(default=15.0, gt=0)

@@ -80,16 +80,9 @@ RESEND_PAUSE = 0.5  # before a command whose answer was lost (or was 429/5xx) go
 
 # --- Processes -----------------------------------------------------------------------------------
 
-# `python -m uvicorn ...`, except that BENCH_LIVE_MODULE, if set, is loaded as app.live first: the
-# same run with another version of the hub, for before/after comparisons (--live).
+# `python -m uvicorn ...`, with a garbage collection log if asked for.
 LAUNCH = """
-import importlib.util, os, sys
-path = os.environ.get("BENCH_LIVE_MODULE")
-if path:
-    spec = importlib.util.spec_from_file_location("app.live", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["app.live"] = module
-    spec.loader.exec_module(module)
+import os, sys
 if os.environ.get("BENCH_GC_LOG"):  # to the log: each collection of 5 ms or more, or of gen 2
     import gc, time
     started = {}
@@ -503,8 +496,6 @@ class Mirror:
         # "html": a screen gets a push when its HTML changes (the hub skips a view change that
         # shows nothing new); "view": when its view changes (the hub before panel caching).
         self.expect = expect
-        self._hub: Any = None
-        self._room: Any = None
         self.state = canonical(new_game(catalogue.scenarios[scenario], catalogue, seed=seed))
         self.rng = random.Random(rng_seed)
         self.version = 0
@@ -541,16 +532,13 @@ class Mirror:
         views = [view_for(self.state, viewer) for viewer in self._viewers()]
         if self.expect == "view":
             return views
-        from app import live
+        from app.web.panels import PANELS, Inputs
 
-        if self._hub is None:
-            self._hub = live.Hub(None, "postgresql+asyncpg://u@localhost/x")  # type: ignore[arg-type]
-            self._room = live.Room(uuid.uuid4())
-        shared: dict[Any, Any] = {}
+        # A screen is pushed when one of its panels' inputs changed (app/web/live/push.py).
+        parts = Inputs()
         screens = []
-        for viewer, audience, view in zip(self._viewers(), AUDIENCES, views, strict=True):
-            panels = self._hub._panels(self._room, (audience, viewer, "html"), view, shared)
-            screens.append([panel.data for panel in panels])
+        for audience, view in zip(AUDIENCES, views, strict=True):
+            screens.append([parts.of(audience, name, view)[1] for name in PANELS[audience]])
         return screens
 
     def _apply(self, command: c.Command) -> None:
@@ -767,8 +755,6 @@ class Run:
         database = f"load_{name}_{os.getpid()}"
         url = await asyncio.to_thread(self._database, database)
         env = {**os.environ, "DATABASE_URL": url, "BRIDGECREW_DATA_DIR": str(self.workdir)}
-        if args.live:
-            env["BENCH_LIVE_MODULE"] = os.path.abspath(args.live)  # noqa: ASYNC240
         servers = [
             ServerProcess("app.main:app", env, self.workdir / f"{name}-{i}.log", args.profile)
             for i in range(processes)
@@ -1554,14 +1540,8 @@ def main() -> None:
         "--expect",
         choices=("html", "view"),
         default="html",
-        help="which screens get a push: those whose HTML changes (this hub) or "
+        help="which screens get a push: those whose panels' inputs change (this hub) or "
         "whose view changes (the hub before panel caching)",
-    )
-    parser.add_argument(
-        "--live",
-        default=None,
-        metavar="FILE",
-        help="load FILE as app/live.py in the server (before/after comparisons)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     args = parser.parse_args()

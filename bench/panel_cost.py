@@ -4,8 +4,8 @@ Plays bot games in the engine alone (no database, no server), the way
 tests/server/test_live_panels.py does: skirmish, four seated stations plus the bot's choices,
 StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a message and red alert
 now and then. After each command every screen (each seat's station, the GM, the projector) is
-brought up to date through a Hub's `_panels`, exactly as a push round does; each panel that is
-rendered (not reused) is counted and timed.
+brought up to date as a push round does (app/web/live/push.py): each panel whose inputs changed
+is pushed, and rendered unless another screen had those inputs; each render is counted and timed.
 
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
@@ -19,19 +19,19 @@ import collections
 import random
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import live
 from app.content import load_catalogue
-from app.live import Digests, Hub, Room
 from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
+from app.web.live import push
+from app.web.live.push import Cache, Screen
+from app.web.panels import Inputs
 
 State = dict[str, Any]
 
@@ -64,43 +64,56 @@ def screens(seats: list[str]) -> list[tuple[str, Any]]:
     return [*(("station", ("seat", s)) for s in seats), ("gm", "gm"), ("display", "display")]
 
 
-def push_round(hub: Hub, room: Room, viewers: list[tuple[str, Any]], state: State) -> None:
-    """Every screen brought up to this state, as the hub's push round does."""
-    shared: dict[Any, Any] = {}
-    common, digests = shared_view(state), Digests()
-    for audience, viewer in viewers:
-        view = view_for(state, viewer, common)
-        hub._panels(room, (audience, viewer, "html"), view, shared, digests)
+class Bridge:
+    """One bridge's screens as a room holds them: the inputs each shows, and the panel cache."""
+
+    def __init__(self, viewers: list[tuple[str, Any]]) -> None:
+        self.viewers = viewers
+        self.shown: dict[Any, list[bytes]] = {}
+        self.cache: Cache = {}
+
+    def push_round(self, state: State) -> None:
+        """Every screen brought up to this state, as the hub's push round does."""
+        common, older, self.cache, parts = shared_view(state), self.cache, {}, Inputs()
+        for audience, viewer in self.viewers:
+            screen = Screen(audience, view_for(state, viewer, common), parts)
+            shown = self.shown.get(viewer)
+            for index, key in enumerate(screen.keys):
+                if shown is None or shown[index] != key:
+                    screen.html(index, self.cache, older)
+                else:
+                    found = older.get((audience, screen.names[index], key))
+                    if found is not None:
+                        self.cache[(audience, screen.names[index], key)] = found
+            self.shown[viewer] = screen.keys
 
 
 def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]], int, Any]:
     """Per (audience, panel): [renders, seconds]; the number of commands; per command type."""
     cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
-    original = live._render_panel
+    original = push.render_panels
 
-    def timed(audience: str, name: str, *args: Any) -> Any:
+    def timed(audience: str, view: Any, names: tuple[str, ...]) -> str:
         start = time.perf_counter()
-        panel = original(audience, name, *args)
-        row = cost[(audience, name)]
+        html = original(audience, view, names)
+        row = cost[(audience, names[0])]
         row[0] += 1
         row[1] += time.perf_counter() - start
-        return panel
+        return html
 
-    live._render_panel = timed  # type: ignore[assignment]
+    push.render_panels = timed  # type: ignore[assignment]
     commands = 0
     try:
         for game in range(games):
-            hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-            room = Room(uuid.uuid4())
             state, seats = seated(100 + game)
-            viewers = screens(seats)
-            push_round(hub, room, viewers, state)  # the screens connect: not counted
+            bridge = Bridge(screens(seats))
+            bridge.push_round(state)  # the screens connect: not counted
             cost.clear()
             for name, after in play(state, random.Random(game), steps):
                 before_n = sum(int(r[0]) for r in cost.values())
                 before_t = sum(r[1] for r in cost.values())
-                push_round(hub, room, viewers, after)
+                bridge.push_round(after)
                 row = by_command[name]
                 row[0] += 1
                 row[1] += sum(int(r[0]) for r in cost.values()) - before_n
@@ -115,7 +128,7 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
                     t[1] += v[1]
             cost.clear()
     finally:
-        live._render_panel = original  # type: ignore[assignment]
+        push.render_panels = original  # type: ignore[assignment]
     return totals, commands, by_command
 
 
@@ -130,13 +143,12 @@ def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
         played.append((state, screens(seats), states))
     best, commands = float("inf"), 0
     for _ in range(repeats):
-        hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
         total, commands = 0.0, 0
         for state, viewers, states in played:
-            room = Room(uuid.uuid4())
+            bridge = Bridge(viewers)
             for index, after in enumerate([state, *states]):
                 start = time.process_time()
-                push_round(hub, room, viewers, after)
+                bridge.push_round(after)
                 if index:  # the screens' first render (their connecting) is not a command's
                     total += time.process_time() - start
                     commands += 1

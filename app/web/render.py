@@ -1,7 +1,7 @@
 """Rendering screens from engine views: the full page, a few panels, or the websocket push.
 
-Every panel is one named block; the same block serves all three. Panels in PANELS may use only
-`view` and `oob`, because the hub renders them for a whole audience with no request at hand.
+Every panel is one named block; the same block serves all three. Panels (app/web/panels.py) may
+use only their inputs from `view`, and `oob`: the hub renders them with no request at hand.
 """
 
 from __future__ import annotations
@@ -12,54 +12,12 @@ from typing import Any, Literal
 
 from jinja2_fragments import render_blocks
 
+from .panels import PANELS as PANELS  # where panels were listed before their inputs
 from .templating import environment
 
 Audience = Literal["station", "gm", "display"]
 
 TEMPLATES: dict[str, str] = {"station": "station.html", "gm": "gm.html", "display": "display.html"}
-
-# Block names in page order. Each block's root element carries the id the browser swaps.
-PANELS: dict[str, tuple[str, ...]] = {
-    "station": (
-        "status",
-        "combat_end",
-        "messages",
-        "me",
-        "allocation",
-        "hand",
-        "order",
-        "crew",
-        "reveal",
-        "ship_status",
-        "log",
-    ),
-    "gm": (
-        "turn",
-        "combat_end",
-        "orders",
-        "allocation",
-        "ships",
-        "npc",
-        "modifiers",
-        "crew",
-        "messages",
-        "map",
-        "reveal",
-        "log",
-    ),
-    "display": (
-        "alert",
-        "sound",
-        "combat_end",
-        "timer",
-        "ship_status",
-        "map",
-        "ready",
-        "reveal",
-        "log",
-        "messages",
-    ),
-}
 
 
 def render_push(audience: str, view: dict[str, Any], version: int | None = None) -> str:

@@ -142,8 +142,7 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
     Hundreds of cells are far too many for a Jinja loop on every re-render of the order panel, so
     the squares are written here (~0.1 ms), and the last few grids are kept. Only a few: a grid
     is 10-20 KB, and with 512 kept a server running a hundred bridges held ~6 KB more per socket
-    after a load at 60 commands/s (bench/load.py), for a saving of well under 1 % of its CPU. The
-    reads of the view are the ones the template loop made, so the live hub still sees them."""
+    after a load at 60 commands/s (bench/load.py), for a saving of well under 1 % of its CPU."""
     game_map = view["game"]["map"]
     width, height = game_map["width"], game_map["height"]
     ships = tuple(

@@ -20,7 +20,6 @@ from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
 from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
-from app.live import Audience, Format
 from app.service import (
     ServiceError,
     game_info,
@@ -36,6 +35,7 @@ from app.service.seats import (
     remove_seat_listener,
     revoked_among,
 )
+from app.web.live import Audience, Format
 from app.web.security import same_origin
 
 log = logging.getLogger(__name__)

@@ -103,9 +103,11 @@ def test_m_weapons_1_a_rail_gun_does_not_reach_long_range_but_a_launcher_does() 
     state = torpedo_run(viper=(10, 5))  # 7 squares: Long
     cards = give(state, "harrier", "weapons", 3)
     attack = order("harrier", "weapons", "attack", cards, target="viper", weapons=("rail-gun",))
-    refused(state, attack, "TARGET_OUT_OF_RANGE")
+    # G-TURN-4: range is judged at the reveal; the order says it is out of reach now.
+    assert apply(state, attack)[0]["orders"]["harrier/weapons"]["out_of_reach_now"] is True
     launch = order("harrier", "weapons", "attack", cards, target="viper", weapons=("launcher",))
-    assert apply(state, launch)[0]["orders"]["harrier/weapons"]["weapons"] == ["launcher"]
+    given = apply(state, launch)[0]["orders"]["harrier/weapons"]
+    assert given["weapons"] == ["launcher"] and given["out_of_reach_now"] is False
 
 
 # --- M-WEAPONS-3: torpedoes in flight ------------------------------------------------------------

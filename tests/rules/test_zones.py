@@ -266,17 +266,13 @@ def test_g_zone_2_weapon_reach_uses_the_band_names(weapon: str, reaches: str) ->
     for zone in RING[: farthest + 1]:
         state = ring_game(rustjaw=zone)
         cards = give(state, "kestrel", "weapons", 2)
-        run(
-            state, order("kestrel", "weapons", "attack", cards, target="rustjaw", weapons=(weapon,))
-        )
-    if farthest + 1 <= 3:
+        attack = order("kestrel", "weapons", "attack", cards, target="rustjaw", weapons=(weapon,))
+        assert run(state, attack)["orders"]["kestrel/weapons"]["out_of_reach_now"] is False
+    if farthest + 1 <= 3:  # G-TURN-4: accepted, marked out of reach now
         state = ring_game(rustjaw=RING[farthest + 1])
         cards = give(state, "kestrel", "weapons", 2)
-        refused(
-            state,
-            order("kestrel", "weapons", "attack", cards, target="rustjaw", weapons=(weapon,)),
-            "TARGET_OUT_OF_RANGE",
-        )
+        attack = order("kestrel", "weapons", "attack", cards, target="rustjaw", weapons=(weapon,))
+        assert run(state, attack)["orders"]["kestrel/weapons"]["out_of_reach_now"] is True
 
 
 def _split(value: int) -> list[int]:

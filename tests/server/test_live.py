@@ -2,6 +2,7 @@
 event stream, and a listener that survives losing its database connection."""
 
 import asyncio
+import json
 import re
 import sys
 import uuid
@@ -11,17 +12,19 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import text
+from starlette.websockets import WebSocketState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from app import live
 from app.content import load_catalogue
-from app.live import Connection, Hub, Room
 from app.rules import new_game
 from app.service import canonical, notices, remove_commit_listener
 from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
+from app.web.live import listener, push
+from app.web.live.connections import Connection, Room
+from app.web.live.hub import Hub
 
 from .conftest import AsyncTable, LiveServer, next_message
 
@@ -229,17 +232,45 @@ async def test_compression_keeps_no_state_between_messages(
             assert (await next_message(display))["version"] == turn + 1
 
 
+def _listener() -> tuple[listener.Listener, dict[uuid.UUID, Room], list[tuple[uuid.UUID, int]]]:
+    """A listener whose wanted versions are recorded, not pushed."""
+    rooms: dict[uuid.UUID, Room] = {}
+    wanted: list[tuple[uuid.UUID, int]] = []
+    heard = listener.Listener("", rooms, lambda game, v: wanted.append((game, v)), lambda: None)
+    return heard, rooms, wanted
+
+
 async def test_a_notice_for_a_watched_game_is_pushed_and_others_are_left_alone() -> None:
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[int] = []
-    hub._schedule = lambda room: rounds.append(room.wanted)  # type: ignore[method-assign]
+    heard, rooms, wanted = _listener()
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
-    hub._rooms[watched] = Room(watched, wanted=4)
+    rooms[watched] = Room(watched, wanted=4)
     for game in (watched, unwatched):
-        hub._on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
-    assert rounds == [5]
-    hub._on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # not a notice: ignored
-    assert rounds == [5]
+        heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
+    assert wanted == [(watched, 5)]
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # not a notice: ignored
+    assert wanted == [(watched, 5)]
+
+
+class Phone:
+    """A socket as the hub sees one: what it was sent, and whether it has gone."""
+
+    client_state = WebSocketState.CONNECTED
+
+    def __init__(self, stays: bool) -> None:
+        self.sent: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.stays = stays
+
+    async def send_text(self, message: str) -> None:
+        self.sent.put_nowait(json.loads(message))
+
+    async def receive(self) -> dict[str, str]:
+        if self.stays:
+            await asyncio.Event().wait()  # until the test ends
+        await asyncio.sleep(0.05)
+        return {"type": "websocket.disconnect"}
+
+    async def close(self, code: int) -> None:
+        return None
 
 
 async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
@@ -247,26 +278,28 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
 ) -> None:
     """A socket can join between a commit and the hub hearing of it, so its welcome already shows
     the new version. The sockets already there are a version behind it and must be pushed to,
-    though the late notice then finds that version wanted already (tests/faults/test_chaos.py
-    caught a projector left one version behind)."""
-    hub = Hub(None, "postgresql+asyncpg://u@localhost/db")  # type: ignore[arg-type]
-    rounds: list[tuple[int, int]] = []
-    hub._schedule = lambda room: rounds.append((room.pushed, room.wanted))  # type: ignore[method-assign]
+    though the hub hears of no commit (tests/faults/test_chaos.py caught a projector left one
+    version behind)."""
     catalogue = load_catalogue()
-    state = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=1))
+    older = canonical(new_game(catalogue.scenarios["skirmish"], catalogue, seed=1))
+    newer = canonical({**older, "red_alert": True})
+    versions = [(26, older), (27, newer)]  # the database: the first read, then every later one
 
-    async def committed_meanwhile(_factory: Any, _game: Any) -> tuple[int, Any]:
-        return 27, state
+    async def load_state(_factory: Any, _game: Any) -> tuple[int, Any]:
+        return versions.pop(0) if len(versions) > 1 else versions[0]
 
-    monkeypatch.setattr(live, "load_state", committed_meanwhile)
-    game = uuid.uuid4()
-    room = Room(game, pushed=26, wanted=26)  # its sockets show version 26
-    hub._rooms[game] = room
-    joining = Connection(None, "display", "display", "json")  # type: ignore[arg-type]
-    await hub._welcome(room, joining, None)
-    assert rounds == [(26, 27)]  # a round for the sockets at 26
-    hub._want(game, 27)  # the commit's own notice, late: nothing more to do
-    assert rounds == [(26, 27)]
+    monkeypatch.setattr(push, "load_state", load_state)
+    hub, game = Hub(None, ""), uuid.uuid4()  # type: ignore[arg-type]
+    first, late = Phone(stays=True), Phone(stays=False)
+    there = asyncio.create_task(hub.serve(first, game, "display", "display"))  # type: ignore[arg-type]
+    try:
+        assert (await asyncio.wait_for(first.sent.get(), 5))["version"] == 26
+        await hub.serve(late, game, "display", "display")  # type: ignore[arg-type]
+        assert (await late.sent.get())["version"] == 27
+        brought = await asyncio.wait_for(first.sent.get(), 5)
+        assert brought["version"] == 27 and brought["view"]["game"]["red_alert"] is True
+    finally:
+        there.cancel()
 
 
 async def test_a_socket_lets_go_of_each_message_once_sent() -> None:

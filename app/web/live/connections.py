@@ -1,0 +1,122 @@
+"""One socket: what it is watching, and its outbox. A socket's own task sends; everything else
+only offers messages, so a slow phone never holds up a push round."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from starlette.websockets import WebSocket
+
+from app.service.commands import Viewer
+
+Audience = Literal["station", "gm", "display", "events"]
+Format = Literal["html", "json"]
+OUTBOX_SIZE = 64  # a phone this far behind is better served by reconnecting (and a full view)
+CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not after 1000/1008
+CLOSE_TRY_AGAIN = 1013
+CLOSE_SERVER_ERROR = 1011
+
+
+@dataclass(eq=False)
+class Connection:
+    websocket: WebSocket
+    audience: Audience
+    viewer: Viewer  # for "events": "display", whose events are the public ones
+    fmt: Format
+    welcome: list[str] = field(default_factory=list)  # sent first, however long
+    outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(
+        default_factory=lambda: asyncio.Queue(OUTBOX_SIZE)
+    )
+    last_view: dict[str, Any] | None = None  # what a JSON screen shows now
+    shown: list[bytes] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
+    events_from: int = 0  # events up to this version were already sent
+    closed: bool = False
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.audience, self.viewer, self.fmt)
+
+    def offer(self, version: int | None, text: str, *, event: bool = False) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait((version, event, text))
+        except asyncio.QueueFull:
+            self.drop(CLOSE_TRY_AGAIN)
+
+    def drop(self, code: int) -> None:
+        """Close from outside the socket's own task; its receive loop then ends and cleans up."""
+        if self.closed:
+            return
+        self.closed = True
+
+        async def close() -> None:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code)
+
+        asyncio.get_running_loop().create_task(close())
+
+    async def send_forever(self) -> None:
+        # Each message is let go once sent: this frame waits here for the socket's whole life,
+        # and a variable left holding its last message (a welcome is a whole screen, ~30 KB)
+        # kept it alive as long (bench/load.py: ~29 KB per socket at connect).
+        while self.welcome:
+            await self.websocket.send_text(self.welcome.pop(0))
+        while True:
+            version, event, text = await self.outbox.get()
+            # Events the welcome already covered are skipped.
+            if not (event and version is not None and version <= self.events_from):
+                await self.websocket.send_text(text)
+            del text
+
+    async def until_closed(self) -> None:
+        """Send until the socket closes. Clients say nothing over it: commands go by HTTP."""
+        sender = asyncio.create_task(self.send_forever())
+        try:
+            while True:
+                receiving = asyncio.create_task(self.websocket.receive())
+                done, _ = await asyncio.wait(
+                    {receiving, sender}, return_when=asyncio.FIRST_COMPLETED
+                )
+                if sender in done:  # the socket broke while sending
+                    receiving.cancel()
+                    return
+                if receiving.result()["type"] == "websocket.disconnect":
+                    return
+        finally:
+            sender.cancel()
+
+
+@dataclass(eq=False)
+class Room:
+    """The sockets of one game in this process, and how far they have been brought."""
+
+    game_id: uuid.UUID
+    connections: set[Connection] = field(default_factory=set)
+    # Welcomes and push rounds take turns, so a socket joins exactly between two rounds.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pushed: int = -1  # the newest version every socket here has been brought to
+    wanted: int = -1
+    resync: bool = False  # push full views even to screens that seem up to date
+    joining: int = 0  # sockets waiting for their welcome: the room must stay
+    task: asyncio.Task[None] | None = None
+    # Panels' HTML by (audience, panel, inputs_key), for those some screen here shows: a cache.
+    panels: dict[tuple[str, str, bytes], bytes] = field(default_factory=dict)
+
+
+def event_message(event: dict[str, Any]) -> str:
+    """One public event for the JSON event stream, with where it sits in the game's history."""
+    body = {k: v for k, v in event.items() if k not in ("version", "seq")}
+    return json.dumps(
+        {"type": "event", "version": event["version"], "seq": event["seq"], "event": body}
+    )
+
+
+def heartbeat(fmt: Format) -> str:
+    # An HTML comment: htmx-ext-ws swaps nothing for it.
+    return '{"type": "heartbeat"}' if fmt == "json" else "<!-- heartbeat -->"

@@ -1,0 +1,248 @@
+"""Every panel of every screen, with the parts of the view it is a function of.
+
+A panel's inputs are paths into the view: `game` is the whole of view["game"], `me.order` one
+field of it, `ships.*.x` the field x of every ship (`*` walks a list, or every value of a dict), and
+`{a,b}` stands for either name. The live hub renders a panel from its inputs alone (`Inputs`): a
+field left out is there, but as a value that fails the render loudly when read. So a template
+that reads something its panel does not declare fails the tests (tests/web/test_panel_inputs.py)
+instead of showing a stale panel, and a panel need be rendered again exactly when its inputs
+change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from typing import Any
+
+import orjson
+from jinja2 import StrictUndefined
+
+# Parts several panels share. A station's `manned` and `ready` are left out of STATION: they flip
+# with every order, and only the panels listing who is ready read them.
+SHIP = (
+    "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,out,defence,destroyed,hull,shields,"
+    "weapons}"
+)
+STATION = (
+    "ships.*.stations.*.{id,role,label,boxes,damage,health,red,hand_limit,operational,crew,"
+    "character}"
+)
+NAMES = "ships.*.{id,name}"
+# Torpedoes in flight and grapples (module weapons) are drawn on the map.
+MAP = (
+    "game.map",
+    "distances",
+    "ships.*.{id,name,side,x,y,zone,destroyed}",
+    "weapons.{grapples,torpedoes}",
+)
+# G-END-1..3: who can no longer fight, the report once the combat is over, the GM's buttons.
+COMBAT_END = (
+    "game.{phase,combat}",
+    "combat_can_end",
+    "viewer.role",
+    "settings.orders_seconds",
+    "ships.*.{id,name,destroyed,out}",
+)
+
+# Block names in page order, each with its inputs. Each block's root element carries the id the
+# browser swaps.
+PANELS: dict[str, dict[str, tuple[str, ...]]] = {
+    "station": {
+        "status": ("game", "me.{label,ship_name}"),
+        "combat_end": COMBAT_END,
+        "messages": ("messages",),
+        "me": (
+            "game.{modules,phase}",
+            "me.{ship,station,role,label,name,character,hand_limit,health,boxes,down,moving_to}",
+            "me.weapons",
+            "ships.*.id",
+            "ships.*.stations.*.{id,boxes,damage,health,red,crew,hand_limit,label,manned,role}",
+        ),
+        "allocation": (
+            "me.{allocation,ship}",
+            "ships.*.id",
+            "ships.*.stations.*.{id,label,health}",
+        ),
+        "hand": ("game.{turn,phase}", "me.{hand,hand_limit}", "me.order.cards"),
+        "order": (
+            "game.{turn,phase,map,modules}",
+            "distances",
+            "me.{actions,down,order,role,ship,hand,operational,out_of_reach_now,station,weapons}",
+            "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
+            "ships.*.{shields,weapons}",
+            "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",
+            "weapons.torpedoes",
+        ),
+        "crew": ("game.phase", "me.ship", NAMES, "ships.*.stations.*.{label,role,manned,ready}"),
+        "reveal": ("me.{ship,station}", "revealed"),
+        "ship_status": (
+            "game.map",
+            "me.ship",
+            "distances",
+            SHIP,
+            STATION,
+            "weapons.{grapples,torpedoes}",
+        ),
+        "log": ("log",),
+    },
+    "gm": {
+        "turn": ("can_undo", "game", "settings", NAMES, "ships.*.stations.*.{id,label}"),
+        "combat_end": COMBAT_END,
+        "orders": (
+            "game.{phase,map}",
+            "orders",
+            SHIP,
+            STATION,
+            "ships.*.stations.*.{manned,ready}",
+        ),
+        "allocation": ("allocation", NAMES, "ships.*.stations.*.{id,label}"),
+        "ships": ("game.map", "hands", SHIP, STATION, "weapons.on"),
+        "npc": (
+            "game.{phase,map,modules}",
+            "npc",
+            "orders",
+            "distances",
+            SHIP,
+            STATION,
+            "weapons.on",
+        ),
+        "modifiers": ("modifiers", NAMES, "ships.*.stations.*.{id,label}"),
+        "crew": ("characters",),
+        "messages": ("messages", NAMES, "ships.*.stations.*.{id,label,crew}"),
+        "map": MAP,
+        "reveal": ("revealed",),
+        "log": ("log",),
+    },
+    "display": {
+        "alert": ("game.red_alert",),
+        "sound": ("game.sound",),
+        "combat_end": COMBAT_END,
+        "timer": ("game.{scenario,turn,phase,phase_label,deadline,paused}",),
+        "ship_status": (SHIP, STATION),
+        "map": MAP,
+        "ready": (
+            "game.phase",
+            "ships.*.{destroyed,name,side}",
+            "ships.*.stations.*.{label,role,manned,operational,ready}",
+        ),
+        "reveal": ("revealed",),
+        "log": ("log",),
+        "messages": ("messages",),
+    },
+}
+
+Tree = dict[str, "Tree | None"]  # None: the whole value
+_TREES: dict[Any, Tree] = {}
+
+
+def _expand(path: str) -> list[list[str]]:
+    """`a.{b,c}.d` -> [[a, b, d], [a, c, d]]."""
+    choices = [part.strip("{}").split(",") for part in path.split(".")]
+    return [list(steps) for steps in itertools.product(*choices)]
+
+
+def _shared(tree: Tree) -> Tree:
+    """One object for equal trees, so that panels declaring the same part share its projection."""
+    for key, child in tree.items():
+        if child is not None:
+            tree[key] = _shared(child)
+    signature = tuple(sorted((key, id(child)) for key, child in tree.items()))
+    return _TREES.setdefault(signature, tree)
+
+
+def _tree(paths: tuple[str, ...]) -> Tree:
+    tree: Tree = {}
+    for path in paths:
+        for steps in _expand(path):
+            node = tree
+            for step in steps[:-1]:
+                child = node.setdefault(step, {})
+                if child is None:  # a whole value already: a field of it adds nothing
+                    break
+                node = child
+            else:
+                node[steps[-1]] = None
+    return _shared(tree)
+
+
+TREES = {
+    (audience, name): _tree(paths)
+    for audience, panels in PANELS.items()
+    for name, paths in panels.items()
+}
+_HIDDEN: dict[str, StrictUndefined] = {}
+
+
+def _hidden(key: str) -> StrictUndefined:
+    found = _HIDDEN.get(key)
+    if found is None:
+        hint = f"{key!r} is not an input of this panel: add it in app/web/panels.py"
+        found = _HIDDEN[key] = StrictUndefined(hint=hint)
+    return found
+
+
+def _project(node: Any, tree: Tree | None) -> Any:
+    if tree is None:
+        return node
+    if type(node) is dict:
+        if "*" in tree:
+            every = tree["*"]
+            return {key: _project(value, every) for key, value in node.items()}
+        return {
+            key: _project(value, tree[key]) if key in tree else _hidden(str(key))
+            for key, value in node.items()
+        }
+    if type(node) is list and "*" in tree:
+        return [_project(item, tree["*"]) for item in node]
+    return node  # a plain value (e.g. None) where the path would go on: the value is the input
+
+
+def _hidden_marker(value: Any) -> Any:
+    if isinstance(value, StrictUndefined):
+        return "\x00hidden"
+    raise TypeError(type(value).__name__)
+
+
+def _digest(value: Any) -> bytes:
+    try:
+        data = orjson.dumps(value, default=_hidden_marker, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # something orjson will not write: slower, still deterministic
+        data = json.dumps(value, default=repr).encode()
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class Inputs:
+    """Panels' inputs from the views of one moment. Views made together share parts
+    (app.rules.shared_view), so each part is projected and digested once, by identity, for every
+    view and panel declaring it; the part is held meanwhile, so its id is never another's."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, int], tuple[Any, Any, bytes]] = {}
+
+    def _part(self, node: Any, tree: Tree | None) -> tuple[Any, bytes]:
+        known = self._known.get((id(node), id(tree)))
+        if known is not None and known[0] is node:
+            return known[1], known[2]
+        projected = _project(node, tree)
+        digest = _digest(projected)
+        self._known[(id(node), id(tree))] = (node, projected, digest)
+        return projected, digest
+
+    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """The view as the panel may see it (every field but its inputs hidden), and a digest of
+        its inputs: equal digests, equal inputs, and so the same HTML."""
+        tree = TREES[(audience, name)]
+        projected: dict[str, Any] = {}
+        digest = hashlib.blake2b(digest_size=16)
+        for key, node in view.items():
+            if key in tree:
+                projected[key], part = self._part(node, tree[key])
+                digest.update(f"{key}\x00".encode() + part)
+            else:
+                projected[key] = _hidden(key)
+                digest.update(f"{key}\x01".encode())
+        return projected, digest.digest()
