@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.content import load_catalogue
 from app.rules import commands as c
-from app.rules import display_view, gm_view, station_view
+from app.rules import display_view, gm_view, new_game, station_view
 from app.web.render import render_page
 from app.web.station import order_data
 from tests.rules.builders import NOW, close, give, npc, order, run, seat_of, set_rolls
@@ -95,3 +96,34 @@ def test_m_weapons_a_release_order_from_the_phone_names_the_held_ship_and_plays_
 
     data = order_data(Seat(), Form(action="release", target="viper", cards=["x"]))  # type: ignore[arg-type]
     assert (data["target"], data["cards"]) == ("viper", [])
+
+
+# rule: G-ZONE-6, M-WEAPONS-3
+def test_g_zone_6_the_zone_map_marks_each_ship_with_torpedoes_coming_and_their_turns() -> None:
+    catalogue = load_catalogue()
+    state = new_game(catalogue.scenarios["nebula-ambush"], catalogue, seed=1)
+    state = run(state, c.SetModule(module="weapons", on=True))
+    players = [s["id"] for s in state["ships"].values() if s["side"] == "players"]
+    raider = next(s["id"] for s in state["ships"].values() if s["side"] != "players")
+    state["torpedoes"] = [
+        {
+            "id": "t1",
+            "ship": raider,
+            "weapon": "tube",
+            "name": "Tube",
+            "target": players[0],
+            "guidance": 5,
+            "damage": 2,
+            "band": "long",
+            "launched": state["turn"],
+            "strikes": state["turn"] + 2,
+            "breakdown": {},
+        }
+    ]
+    html = render_page("display", display_view(state), **PAGE)
+    target = re.search(rf'data-ship="{players[0]}">(.*?)</g>', html, re.S)
+    other = re.search(rf'data-ship="{players[1]}">(.*?)</g>', html, re.S)
+    assert target and other
+    assert "zone-torpedo" in target.group(1) and "🚀2" in text(target.group(1))
+    assert "strikes" in target.group(1)
+    assert "zone-torpedo" not in other.group(1)
