@@ -87,6 +87,7 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
     expect(gm.locator("#combat-end")).to_contain_text("End the combat, or play on")
 
     gm.click("#turn button:has-text('End combat')")
+    gm.click("#turn button:has-text('Click again')")  # it cannot be undone: a second click
     for screen in (display, phone, gm):
         expect(screen.locator("#combat-end")).to_contain_text("Combat 1 is over", timeout=WAIT)
     shot(display, "projector-combat-over")
