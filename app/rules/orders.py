@@ -7,7 +7,6 @@ from typing import Any
 from . import npc, seats
 from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
-from .content import band_index
 from .context import Context
 from .errors import refuse
 from .phases import ACTIONS, Action, actions_for
@@ -21,7 +20,7 @@ from .state import (
     health,
     manned,
     operational,
-    range_band,
+    reaching,
     role_label,
     station_key,
 )
@@ -232,9 +231,7 @@ def _check_attack(
 
 def out_of_reach_now(ship: Ship, target: Ship, weapon_ids: list[str]) -> bool:
     """Whether none of these weapons reaches the target from where both ships stand now."""
-    band = range_band(ship, target)
-    reach = max(band_index(w["max_range"]) for w in ship["weapons"] if w["id"] in weapon_ids)
-    return band is None or band_index(band.id) > reach
+    return not reaching(ship, target, [w for w in ship["weapons"] if w["id"] in weapon_ids])
 
 
 def _check_manoeuvre(

@@ -8,7 +8,6 @@ from typing import Any
 
 from . import weapons as weapon_rules
 from .cards import discard, draw_up
-from .content import band_index
 from .context import Context
 from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
 from .errors import refuse
@@ -25,6 +24,7 @@ from .state import (
     manned,
     operational,
     range_band,
+    reaching,
     role_label,
 )
 from .timing import clear_deadline, set_deadline
@@ -410,9 +410,7 @@ def attack(
     band = range_band(ship, target)
     far = distance_words(ship, target)
     weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
-    in_range = [
-        w for w in weapons if band is not None and band_index(w["max_range"]) >= band_index(band.id)
-    ]
+    in_range = reaching(ship, target, weapons)
     names = ", ".join(w["name"] for w in weapons)
     if not in_range:  # G-HIT-3: no roll at all
         return ctx.emit(

@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any
 
 from . import rng
-from .content import Catalogue, RangeBand, Scenario, range_band_for
+from .content import Catalogue, RangeBand, Scenario, band_index, range_band_for
 from .errors import refuse
 from .rng import Dice
 from .sheets import build_ship, own_card_id, sheets_of
@@ -208,6 +208,15 @@ def range_band(a: Ship, b: Ship) -> RangeBand | None:
     if "zone" in a and "zone" in b:
         return zone_band_for(distance(a, b))
     return range_band_for(distance(a, b))
+
+
+def reaching(ship: Ship, target: Ship, weapons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Those of `weapons` whose reach covers the range to the target from where both ships stand
+    now (G-HIT-3, M-WEAPONS-1, G-ZONE-2)."""
+    band = range_band(ship, target)
+    if band is None:
+        return []
+    return [w for w in weapons if band_index(w["max_range"]) >= band_index(band.id)]
 
 
 def distance_words(a: Ship, b: Ship) -> str:

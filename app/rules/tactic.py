@@ -17,7 +17,16 @@ from .content import QUALITIES, RANGE_BANDS, band_index
 from .context import Context
 from .errors import RulesError, refuse
 from .orders import pass_order, stations_expected, submit_order
-from .state import Ship, State, Station, distance, get_ship, health, operational, range_band
+from .state import (
+    Ship,
+    State,
+    Station,
+    distance,
+    get_ship,
+    health,
+    operational,
+    reaching,
+)
 from .zones import moves_from, plan_move, zone_map
 
 BASIC, PROFICIENT, TALENTED, EXCEPTIONAL = 1, 2, 3, 4
@@ -41,14 +50,8 @@ def _enemies(state: State, ship: Ship) -> list[Ship]:
 
 
 def _reaching(state: State, ship: Ship, target: Ship) -> list[str]:
-    band = range_band(ship, target)
-    if band is None:
-        return []
-    return [
-        w["id"]
-        for w in ship["weapons"]
-        if band_index(w["max_range"]) >= band_index(band.id) and weapon_rules.can_fire(state, w)
-    ]
+    ready = [w for w in ship["weapons"] if weapon_rules.can_fire(state, w)]
+    return [w["id"] for w in reaching(ship, target, ready)]
 
 
 def _nearest(ship: Ship, ships: list[Ship]) -> Ship:

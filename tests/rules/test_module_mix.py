@@ -11,7 +11,6 @@ from app.rules.state import distance
 
 from .builders import (
     NOW,
-    State,
     close,
     game,
     give,
@@ -30,7 +29,8 @@ from .builders import (
 from .test_zones import ring_game
 
 
-def _torpedo(state: State, shooter: str, target: str, strikes: int) -> dict[str, Any]:
+def torpedo_at(shooter: str, target: str, strikes: int) -> dict[str, Any]:
+    """A torpedo in flight, as the weapons module keeps one, for tests that set the state."""
     return {
         "id": "t-test",
         "ship": shooter,
@@ -62,7 +62,7 @@ def test_g_zone_5_a_torpedo_from_another_zone_meets_the_targets_cover() -> None:
     for shooter_zone, covered in (("b", True), ("a", False)):
         state = ring_game(terrain={"a": {"cover": True}}, kestrel=shooter_zone, rustjaw="a")
         state["modules"] = sorted({*state["modules"], "weapons"})
-        state["torpedoes"] = [_torpedo(state, "kestrel", "rustjaw", state["turn"])]
+        state["torpedoes"] = [torpedo_at("kestrel", "rustjaw", state["turn"])]
         state, events = close(set_rolls(state, 3))
         strikes = of_type(events, "TorpedoStruck") + of_type(events, "TorpedoMissed")
         assert len(strikes) == 1
@@ -90,13 +90,13 @@ def test_m_npc_2_on_a_zone_map_an_npc_pilot_out_of_reach_moves_a_zone_nearer() -
 def test_m_npc_2_an_exceptional_crew_with_a_pdc_shoots_at_a_torpedo_due_this_turn() -> None:
     state = game("torpedo-run", modules=("npc",))
     state = run(state, c.SetNpc(ship="viper", quality="exceptional"))
-    state["torpedoes"] = [_torpedo(state, "harrier", "viper", state["turn"] + 1)]
+    state["torpedoes"] = [torpedo_at("harrier", "viper", state["turn"] + 1)]
     state = started(state)
     assert state["orders"]["viper/weapons"]["action"] == "point_defence"
     # One still a turn out is left for next turn: the crew attacks or passes instead.
     state = game("torpedo-run", modules=("npc",))
     state = run(state, c.SetNpc(ship="viper", quality="exceptional"))
-    state["torpedoes"] = [_torpedo(state, "harrier", "viper", state["turn"] + 2)]
+    state["torpedoes"] = [torpedo_at("harrier", "viper", state["turn"] + 2)]
     state = started(state)
     assert state["orders"]["viper/weapons"]["action"] != "point_defence"
 

@@ -14,6 +14,7 @@ from app.rules import display_view, gm_view, new_game, station_view
 from app.web.render import render_page
 from app.web.station import order_data
 from tests.rules.builders import NOW, close, give, npc, order, run, seat_of, set_rolls
+from tests.rules.test_module_mix import torpedo_at
 from tests.rules.test_weapons import torpedo_run, viper_launches
 
 PAGE = {"game_id": "g", "csrf": "token", "join_code": "K7QF", "join_url": "u", "join_qr": ""}
@@ -105,21 +106,7 @@ def test_g_zone_6_the_zone_map_marks_each_ship_with_torpedoes_coming_and_their_t
     state = run(state, c.SetModule(module="weapons", on=True))
     players = [s["id"] for s in state["ships"].values() if s["side"] == "players"]
     raider = next(s["id"] for s in state["ships"].values() if s["side"] != "players")
-    state["torpedoes"] = [
-        {
-            "id": "t1",
-            "ship": raider,
-            "weapon": "tube",
-            "name": "Tube",
-            "target": players[0],
-            "guidance": 5,
-            "damage": 2,
-            "band": "long",
-            "launched": state["turn"],
-            "strikes": state["turn"] + 2,
-            "breakdown": {},
-        }
-    ]
+    state["torpedoes"] = [torpedo_at(raider, players[0], state["turn"] + 2)]
     html = render_page("display", display_view(state), **PAGE)
     target = re.search(rf'data-ship="{players[0]}">(.*?)</g>', html, re.S)
     other = re.search(rf'data-ship="{players[1]}">(.*?)</g>', html, re.S)
