@@ -3,9 +3,10 @@ else running.
 
 Starts an embedded PostgreSQL in a temporary directory, creates a skirmish game and has the GM
 send messages one after another. Each is a full command: the rules applied, state + event +
-command + NOTIFY written and committed (BEGIN, lock and read, look for the id, write, COMMIT:
-app/service/commands.py). Prints the median and the 90th percentile, leaving out the first 100
-(connections and prepared statements warming up).
+command + NOTIFY written and committed (app/service/commands.py). Prints the median and the 90th
+percentile of the wall time, leaving out the first 100 (connections and prepared statements
+warming up), and the CPU per command of this process and of the PostgreSQL backends (read from
+/proc over the measured commands; a shared machine's load shows in the wall time, far less here).
 
     .venv/bin/python bench/command_cost.py             # 600 commands
     .venv/bin/python bench/command_cost.py --commands 2000
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -32,6 +34,23 @@ from app.db.session import create_engine, create_session_factory
 from app.rules import Actor
 
 WARMUP = 100
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu() -> float:
+    """Seconds of CPU used so far by every postgres process of this machine (the embedded
+    server's: keep other PostgreSQL servers idle meanwhile)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)
+            if "postgres" not in fields[0]:
+                continue
+            values = fields[1].split()
+            total += int(values[11]) + int(values[12])  # utime, stime
+        except (OSError, IndexError):
+            continue
+    return total / TICKS
 
 
 async def measure(url: str, commands: int) -> list[float]:
@@ -41,6 +60,8 @@ async def measure(url: str, commands: int) -> list[float]:
         game_id, _, _ = await service.create_game(sessions, "skirmish", 1)
         times = []
         for i in range(commands + WARMUP):
+            if i == WARMUP:
+                cpu = time.process_time(), postgres_cpu()
             start = time.perf_counter()
             await service.run_command(
                 sessions,
@@ -50,6 +71,12 @@ async def measure(url: str, commands: int) -> list[float]:
                 command_id=str(uuid.uuid4()),
             )
             times.append(time.perf_counter() - start)
+        own, pg = time.process_time() - cpu[0], postgres_cpu() - cpu[1]
+
+        print(
+            f"CPU per command: this process {own / commands * 1000:.2f} ms,"
+            f" PostgreSQL {pg / commands * 1000:.2f} ms"
+        )
         return times[WARMUP:]
     finally:
         await engine.dispose()

@@ -1,7 +1,8 @@
 """The one way a game is written: every change to a game (orders, GM commands, seats taken or
 freed, new games, timers running out) goes through `writing`, and only through it:
 
-1. BEGIN, and lock the game's row (SELECT ... FOR UPDATE), reading its version and state. Every
+1. BEGIN, and lock the game's row (SELECT ... FOR UPDATE), reading its version and state (or
+   only its version, when this process has that version's state: app/service/recent.py). Every
    change to one game is serialised there, across all the processes sharing the database.
 2. `Writing.apply`, once per command: a command id its sender used before gets its first answer
    and changes nothing; else the rules apply the command, and one statement writes the new state,
@@ -11,6 +12,12 @@ freed, new games, timers running out) goes through `writing`, and only through i
    the NOTIFY to every process's listener only now.
 4. Only then is this process's live hub told (`committed`), and it pushes: nothing is shown that
    was not committed.
+
+The statements go straight to the driver (asyncpg) on the session's connection: each costs a
+quarter of the CPU it costs through SQLAlchemy (bench/command_cost.py), and a command makes five.
+The transaction is this module's own (`_transaction`): SQLAlchemy is handed the connection in
+autocommit mode, so it sends no BEGIN or COMMIT of its own, and a caller's ORM work (a seat's row)
+runs inside ours.
 """
 
 from __future__ import annotations
@@ -24,22 +31,23 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import orjson
-from sqlalchemy import select, text
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
-from app.db.models import AppliedCommand, Event, Game, stored_state, whole_state
+from app.db.models import AppliedCommand, Game, stored_state, whole_state
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
-from . import notices
+from . import notices, recent
 from .errors import ServiceError, no_such_game
 
 log = logging.getLogger(__name__)
 
 SessionFactory = async_sessionmaker[AsyncSession]
 State = dict[str, Any]
+Driver = Any  # an asyncpg.Connection (asyncpg ships no type information)
 Viewer = str | tuple[str, str]  # "gm" | "display" | ("seat", seat_id), as the engine's views take
 Deadline = tuple[datetime | None, str | None, int | None]  # the row's deadline_at, _kind, _version
 NOTIFY_CHANNEL = "bridgecrew"
@@ -85,10 +93,14 @@ async def writing(
     inserted, and so held until the commit) instead of locked."""
     key = game_key(game_id)
     async with session_factory() as session:
-        async with session.begin():
-            game = await (_created(session, new) if new else _locked(session, key))
+        db = await driver(session)
+        async with _transaction(db):
+            game = await (_created(session, db, new) if new else _locked(session, db, key))
             yield game
-        if game.version > game.base_version:  # committed: the hub may show it now
+            await session.flush()  # the caller's own rows, if any
+        if game.stamp is not None:  # committed: this process may use it again, and show it
+            recent.remember(key, game.stamp, game.encoded)
+        if game.version > game.base_version:
             committed(key, game.version)
 
 
@@ -97,10 +109,13 @@ class Writing:
     """A game locked in an open transaction: its version and canonical state as of the lock, and
     after each command applied in it."""
 
-    session: AsyncSession
+    session: AsyncSession  # for the caller's own rows, through the ORM
+    db: Driver
     game_id: uuid.UUID
     version: int
     state: State
+    encoded: bytes  # the state as of `version`, for app/service/recent.py
+    stamp: recent.Stamp | None  # (version, updated_at) of the row; None until known
     deadline: Deadline
     has_cards: bool  # the row keeps the catalogue (games from before that have it in `state`)
     base_version: int = -1
@@ -123,9 +138,7 @@ class Writing:
         # Looked for only under the lock, in a statement of its own: one made before the lock was
         # granted (READ COMMITTED) would miss the same command's first send committed while this
         # one waited, and apply it twice or refuse it for finding its own effect.
-        earlier = await self.session.get(
-            AppliedCommand, (self.game_id, sender_of(actor), command_id)
-        )
+        earlier = await _sql(self.db, _EARLIER, self.game_id, sender_of(actor), command_id)
         if earlier is not None:
             return await self._earlier_result(earlier, command_data, actor)
         check_version(self.version, expected_version)
@@ -139,39 +152,38 @@ class Writing:
             raise ServiceError.from_rules(error) from error
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
+        encoded = recent.encode(state)
         rest, cards = stored_state(state)
-        written = await self.session.execute(
+        row = await _sql(
+            self.db,
             _WRITE,
-            {
-                "game_id": self.game_id,
-                "base_version": self.version,
-                "state": _json(rest),
-                "cards": None if self.has_cards else _json(cards),
-                "version": version,
-                "deadline_at": deadline[0],
-                "deadline_kind": deadline[1],
-                "deadline_version": deadline[2],
-                "events": _json(events),
-                "sender": sender_of(actor),
-                "command_id": command_id,
-                "result": _json(applied_record(command, actor, now)),
-                "channel": NOTIFY_CHANNEL,
-                "payload": notices.short(self.game_id, version),
-            },
+            self.game_id,
+            self.version,
+            _json(rest),
+            None if self.has_cards else _json(cards),
+            version,
+            *deadline,
+            _json(events),
+            sender_of(actor),
+            command_id,
+            _json(applied_record(command, actor, now)),
+            NOTIFY_CHANNEL,
+            notices.short(self.game_id, version),
         )
-        if written.first() is None:  # the row is locked: it cannot have moved
+        if row is None:  # the row is locked: it cannot have moved
             raise RuntimeError(f"game {self.game_id} changed under its lock")
         self.version, self.state, self.deadline, self.spent = version, state, deadline, False
+        self.encoded, self.stamp = encoded, (version, row["updated_at"])
         self.has_cards = self.has_cards or cards is not None
         return CommandResult(version, events, state)
 
     async def _earlier_result(
-        self, earlier: AppliedCommand, command_data: dict[str, Any], actor: Actor
+        self, earlier: Any, command_data: dict[str, Any], actor: Actor
     ) -> CommandResult:
         """A retried command gets the answer it got the first time; a different command reusing
         the id (ids are the sender's own, so the same sender's) is refused, not answered as
         another."""
-        stored = earlier.result
+        stored = orjson.loads(earlier["result"])
         try:
             same = (
                 command_fields(parse_command(command_data, actor)) == stored["command"]
@@ -184,59 +196,151 @@ class Writing:
                 "COMMAND_ID_REUSED",
                 "That command id was already used for another command; send a new id.",
             )
-        rows = await self.session.scalars(
-            select(Event.data)
-            .where(Event.game_id == self.game_id, Event.version == earlier.version)
-            .order_by(Event.seq)
-        )
-        return CommandResult(earlier.version, list(rows), self.state)
+        events = await _sql(self.db, _EVENTS, self.game_id, earlier["version"])
+        return CommandResult(earlier["version"], orjson.loads(events[0]), self.state)
 
 
-_LOCK = text(
-    "SELECT version, deadline_at, deadline_kind, deadline_version, state, cards"
-    " FROM games WHERE id = :game_id FOR UPDATE"
-).columns(state=JSONB, cards=JSONB)
+# A game's row; its state and cards only when this process has no copy of that version
+# (app/service/recent.py): a 64 KB state costs more to send and decode than the round trip.
+_READ = (
+    "SELECT version, updated_at, deadline_at, deadline_kind, deadline_version,"
+    " cards IS NOT NULL AS has_cards,"
+    " CASE WHEN version = $2 AND updated_at = $3 THEN NULL ELSE state::text END AS state,"
+    " CASE WHEN version = $2 AND updated_at = $3 THEN NULL ELSE cards::text END AS cards"
+    " FROM games WHERE id = $1"
+)
+_LOCK = _READ + " FOR UPDATE"
+_EARLIER = (
+    "SELECT version, result::text AS result FROM applied_commands"
+    " WHERE game_id = $1 AND sender = $2 AND command_id = $3"
+)
+_EVENTS = (
+    "SELECT COALESCE(jsonb_agg(data ORDER BY seq), '[]')::text FROM events"
+    " WHERE game_id = $1 AND version = $2"
+)
 # The new state, its events, the command, and the NOTIFY (which PostgreSQL delivers at commit;
 # it names the game and version, never a state: app/service/notices.py). The PRIMARY KEY of
 # applied_commands refuses a command id its sender used before, and the statement with it.
-_WRITE = text(
+_WRITE = (
     "WITH game AS ("
-    "  UPDATE games SET state = CAST(:state AS jsonb), version = :version, updated_at = now(),"
-    "   cards = COALESCE(cards, CAST(:cards AS jsonb)), deadline_at = :deadline_at,"
-    "   deadline_kind = :deadline_kind, deadline_version = :deadline_version"
-    "  WHERE id = :game_id AND version = :base_version"
-    "  RETURNING id),"
+    "  UPDATE games SET state = $3::text::jsonb, version = $5, updated_at = now(),"
+    "   cards = COALESCE(cards, $4::text::jsonb), deadline_at = $6,"
+    "   deadline_kind = $7, deadline_version = $8"
+    "  WHERE id = $1 AND version = $2"
+    "  RETURNING id, updated_at),"
     " events AS ("
     "  INSERT INTO events (game_id, version, seq, type, data)"
-    "  SELECT game.id, :version, e.ord - 1, e.data ->> 'type', e.data"
-    "  FROM game, jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
+    "  SELECT game.id, $5, e.ord - 1, e.data ->> 'type', e.data"
+    "  FROM game, jsonb_array_elements($9::text::jsonb) WITH ORDINALITY AS e(data, ord)),"
     " command AS ("
     "  INSERT INTO applied_commands (game_id, sender, command_id, version, result)"
-    "  SELECT game.id, :sender, :command_id, :version, CAST(:result AS jsonb) FROM game)"
-    " SELECT pg_notify(:channel, :payload) FROM game"
+    "  SELECT game.id, $10, $11, $5, $12::text::jsonb FROM game)"
+    " SELECT pg_notify($13, $14), game.updated_at FROM game"
 )
 
 
-async def _locked(session: AsyncSession, game_id: uuid.UUID) -> Writing:
-    row = (await session.execute(_LOCK, {"game_id": game_id})).one_or_none()
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """A game's row as read, its state canonical: from the row, or this process's copy."""
+
+    stamp: recent.Stamp
+    state: State
+    encoded: bytes
+    deadline: Deadline
+    has_cards: bool
+
+
+async def read_row(db: Driver, game_id: uuid.UUID, *, lock: bool = False) -> Row:
+    """The game's row, locked until the transaction ends if `lock`."""
+    kept = recent.recall(game_id)
+    (version, updated_at), data = kept if kept else ((-1, None), b"")
+    row = await _sql(db, _LOCK if lock else _READ, game_id, version, updated_at)
     if row is None:
         raise no_such_game()
+    if row["state"] is not None:
+        cards = None if row["cards"] is None else orjson.loads(row["cards"])
+        data = recent.encode(whole_state(orjson.loads(row["state"]), cards))
+    deadline = (row["deadline_at"], row["deadline_kind"], row["deadline_version"])
+    stamp = (row["version"], row["updated_at"])
+    return Row(stamp, orjson.loads(data), data, deadline, row["has_cards"])
+
+
+async def _locked(session: AsyncSession, db: Driver, game_id: uuid.UUID) -> Writing:
+    row = await read_row(db, game_id, lock=True)
+    version = row.stamp[0]
     return Writing(
         session,
+        db,
         game_id,
-        row.version,
-        canonical(whole_state(row.state, row.cards)),
-        (row.deadline_at, row.deadline_kind, row.deadline_version),
-        row.cards is not None,
+        version,
+        row.state,
+        row.encoded,
+        row.stamp,
+        row.deadline,
+        row.has_cards,
     )
 
 
-async def _created(session: AsyncSession, game: Game) -> Writing:
+async def _created(session: AsyncSession, db: Driver, game: Game) -> Writing:
     session.add(game)
     await session.flush()
     deadline = (game.deadline_at, game.deadline_kind, game.deadline_version)
-    state = canonical(game.whole_state)
-    return Writing(session, game.id, game.version, state, deadline, game.cards is not None)
+    encoded = recent.encode(game.whole_state)
+    state = orjson.loads(encoded)
+    has_cards = game.cards is not None
+    # No stamp: the row's updated_at is the database's; the game's first read or write tells it.
+    return Writing(session, db, game.id, game.version, state, encoded, None, deadline, has_cards)
+
+
+# --- The driver's connection ---------------------------------------------------------------------
+
+
+async def driver(session: AsyncSession) -> Driver:
+    """The session's connection as asyncpg's, in autocommit mode as SQLAlchemy sees it: SQLAlchemy
+    then sends no BEGIN, COMMIT or ROLLBACK of its own (`_transaction` does)."""
+    connection = await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    return (await connection.get_raw_connection()).driver_connection
+
+
+@contextlib.asynccontextmanager
+async def _transaction(db: Driver) -> AsyncIterator[None]:
+    await _sql(db, "BEGIN", fetch=False)
+    try:
+        yield
+        await _sql(db, "COMMIT", fetch=False)
+    except BaseException:
+        await _rollback(db)
+        raise
+
+
+async def _rollback(db: Driver) -> None:
+    """Never hand the pool back a connection inside a transaction: SQLAlchemy, which thinks it
+    in autocommit, would not end it. A connection that cannot roll back is closed (the pool
+    replaces a closed one when next checked out: app/db/session.py)."""
+    if db.is_closed():
+        return
+    try:
+        await db.execute("ROLLBACK")
+    except BaseException:  # cancelled meanwhile, or the connection broke: the caller's error wins
+        db.terminate()
+
+
+# What the driver raises when the database is away (stopped, restarting, the connection lost):
+# told to the web layer as ConnectionError, which it answers 503 ("try again") as it does the
+# same failures through SQLAlchemy.
+_GONE = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.InterfaceError,
+    OSError,
+)
+
+
+async def _sql(db: Driver, query: str, *args: Any, fetch: bool = True) -> Any:
+    try:
+        return await (db.fetchrow(query, *args) if fetch else db.execute(query, *args))
+    except _GONE as error:
+        raise ConnectionError(f"the database did not answer: {error}") from error
 
 
 # --- After commit: this process's live hub -------------------------------------------------------
@@ -309,7 +413,7 @@ def canonical(data: Any) -> Any:
     """The same data with dict keys sorted. JSONB hands keys back in its own order, and the engine
     iterates dicts (ships, orders), so both the live path and replay_state feed `apply` sorted
     states: the same commands then draw the same dice in the same order."""
-    return orjson.loads(orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
+    return orjson.loads(recent.encode(data))
 
 
 def deadline_columns(state: State, version: int, current: Deadline) -> Deadline:

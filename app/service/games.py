@@ -9,15 +9,17 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from app.content import load_catalogue
-from app.db.models import Event, Game, stored_state, whole_state
+from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
 
-from .commands import SessionFactory, State, Viewer, canonical, game_key, writing
+from . import recent
+from .commands import SessionFactory, State, Viewer, canonical, driver, game_key, read_row, writing
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -122,18 +124,21 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
 
 
 async def load_state(
-    session_factory: SessionFactory, game_id: uuid.UUID | str
+    session_factory: SessionFactory, game_id: uuid.UUID | str, *, at_least: int | None = None
 ) -> tuple[int, State]:
-    """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
-    async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.version, Game.state, Game.cards).where(Game.id == game_key(game_id))
-            )
-        ).one_or_none()
-    if row is None:
-        raise no_such_game()
-    return row.version, canonical(whole_state(row.state, row.cards))
+    """The committed (version, state), canonical. Never show it as it is: go through `view_for`.
+
+    With `at_least`, a copy this process keeps (app/service/recent.py) of that version or a later
+    one serves without asking the database: the live hub asks so for the version whose commit it
+    was just told of."""
+    key = game_key(game_id)
+    kept = recent.recall(key) if at_least is not None else None
+    if kept is not None and at_least is not None and kept[0][0] >= at_least:
+        return kept[0][0], orjson.loads(kept[1])
+    async with session_factory() as session:
+        row = await read_row(await driver(session), key)
+    recent.remember(key, row.stamp, row.encoded)
+    return row.stamp[0], row.state
 
 
 async def current_view(

@@ -285,7 +285,7 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
     newer = canonical({**older, "red_alert": True})
     versions = [(26, older), (27, newer)]  # the database: the first read, then every later one
 
-    async def load_state(_factory: Any, _game: Any) -> tuple[int, Any]:
+    async def load_state(_factory: Any, _game: Any, **_: Any) -> tuple[int, Any]:
         return versions.pop(0) if len(versions) > 1 else versions[0]
 
     monkeypatch.setattr(push, "load_state", load_state)

@@ -100,7 +100,10 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         room.pushed = room.wanted
         room.panels.clear()
         return
-    version, state = await load_state(factory, room.game_id)
+    # After a commit here, the state it wrote; after a resync, the database's newest.
+    version, state = await load_state(
+        factory, room.game_id, at_least=None if resync else room.wanted
+    )
     room.wanted = max(room.wanted, version)
     connections = list(room.connections)
     if version > room.pushed and any(c.audience == "events" for c in connections):
