@@ -1,25 +1,36 @@
-"""What a commit tells every process on the notification channel: `<game id>:<version>`, that
-this version of this game was committed. A process that wants it reads the state from the row;
-a notice never carries a state, nor a command's fields.
+"""What a commit tells every process on the notification channel: `<game id>:<version>:<writer>`,
+that this version of this game was committed, by the process whose token `writer` is. A process
+that wants it reads the state from the row; a notice never carries a state, nor a command's
+fields.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import secrets
 import uuid
+
+# This process's token. Its own commits it pushes as they commit, from the state it wrote
+# (app/service/recent.py), so it need not act on their notices at once (app/web/live/listener.py).
+WRITER = secrets.token_hex(6)
+_WRITER_SHAPE = re.compile(r"[0-9a-f]{12}")
 
 
 @dataclasses.dataclass(frozen=True)
 class Notice:
     game_id: uuid.UUID
     version: int
+    writer: str
 
 
-def short(game_id: uuid.UUID, version: int) -> str:
-    return f"{game_id}:{version}"
+def short(game_id: uuid.UUID, version: int, writer: str = WRITER) -> str:
+    return f"{game_id}:{version}:{writer}"
 
 
 def parse(payload: str) -> Notice:
     """A notice read back (ValueError when it is not one)."""
-    game_id, version = payload.split(":")
-    return Notice(uuid.UUID(game_id), int(version))
+    game_id, version, writer = payload.split(":")
+    if not _WRITER_SHAPE.fullmatch(writer):
+        raise ValueError(f"not a writer's token: {writer!r}")
+    return Notice(uuid.UUID(game_id), int(version), writer)

@@ -248,8 +248,8 @@ async def test_each_commit_notifies_with_the_game_version_and_never_the_state(
     with pytest.raises(ServiceError):
         await run_command(session_factory, game_id, {"type": "CloseOrders"}, GM, command_id="n2")
     payload = await asyncio.wait_for(heard.get(), 5)
-    assert payload == f"{game_id}:1"
-    assert notices.parse(payload) == notices.Notice(game_id, 1)
+    assert payload == f"{game_id}:1:{notices.WRITER}"
+    assert notices.parse(payload) == notices.Notice(game_id, 1, notices.WRITER)
     await asyncio.sleep(0.2)
     assert heard.empty()  # a refused command was rolled back, its NOTIFY with it
 

@@ -240,15 +240,34 @@ def _listener() -> tuple[listener.Listener, dict[uuid.UUID, Room], list[tuple[uu
     return heard, rooms, wanted
 
 
+ANOTHER_PROCESS = "0123456789ab"
+
+
 async def test_a_notice_for_a_watched_game_is_pushed_and_others_are_left_alone() -> None:
     heard, rooms, wanted = _listener()
     watched, unwatched = uuid.uuid4(), uuid.uuid4()
     rooms[watched] = Room(watched, wanted=4)
     for game in (watched, unwatched):
-        heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
+        heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5, ANOTHER_PROCESS))
     assert wanted == [(watched, 5)]
     heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # not a notice: ignored
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6")
     assert wanted == [(watched, 5)]
+
+
+async def test_a_notice_of_this_process_s_own_commit_only_backs_up_its_writer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The writer hands the hub its own commits; their notices are acted on a moment later, for
+    a writer that never did (cancelled while its COMMIT was on the wire)."""
+    monkeypatch.setattr(listener, "OWN_NOTICE_SECONDS", 0.05)
+    heard, rooms, wanted = _listener()
+    game = uuid.uuid4()
+    rooms[game] = Room(game, wanted=4)
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
+    assert wanted == []
+    await asyncio.sleep(0.1)
+    assert wanted == [(game, 5)]
 
 
 class Phone:

@@ -1,5 +1,6 @@
 """The LISTEN connection: how this process hears of commits in every process, its own included.
-A notice is only `<game>:<version>`; the push round reads the committed state from the row."""
+A notice is only `<game>:<version>:<writer>`; the push round reads the committed state from the
+row, or from this process's copy when this process wrote it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ log = logging.getLogger(__name__)
 
 LISTENER_NAME = "bridgecrew-listener"  # in pg_stat_activity, so operators can tell it apart
 LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after
+# A notice of this process's own commit often arrives before the writer, a few steps on, hands
+# the hub that version with its state; acted on at once, it would have the push read the state
+# back from the row. So it only backs the writer up (a writer cancelled while its COMMIT was on
+# the wire never tells the hub), after this long; by then it is almost always a no-op.
+OWN_NOTICE_SECONDS = 0.5
 
 
 class Listener:
@@ -88,4 +94,8 @@ class Listener:
         room = self._rooms.get(notice.game_id)
         if room is None:
             return  # nobody here watches that game
-        self._want(notice.game_id, notice.version)
+        if notice.writer == notices.WRITER:
+            loop = asyncio.get_running_loop()
+            loop.call_later(OWN_NOTICE_SECONDS, self._want, notice.game_id, notice.version)
+        else:
+            self._want(notice.game_id, notice.version)
