@@ -172,42 +172,48 @@ TREES = {
     for audience, panels in PANELS.items()
     for name, paths in panels.items()
 }
-_HIDDEN: dict[str, StrictUndefined] = {}
 
 
-def _hidden(key: str) -> StrictUndefined:
-    found = _HIDDEN.get(key)
-    if found is None:
-        hint = f"{key!r} is not an input of this panel: add it in app/web/panels.py"
-        found = _HIDDEN[key] = StrictUndefined(hint=hint)
-    return found
+class _Hidden(dict[Any, StrictUndefined]):
+    """The stand-in for each hidden field, by its key: made once, then a plain lookup."""
+
+    def __missing__(self, key: Any) -> StrictUndefined:
+        hint = f"{str(key)!r} is not an input of this panel: add it in app/web/panels.py"
+        found = self[key] = StrictUndefined(hint=hint)
+        return found
 
 
-def _project(node: Any, tree: Tree | None) -> Any:
+_HIDDEN = _Hidden()
+
+
+def _project(node: Any, tree: Tree | None, read: bool = False) -> Any:
+    """`node` as a panel with inputs `tree` sees it: every field outside them hidden. With
+    `read`, what the panel reads of it, to digest: the inputs alone, and the keys of each dict
+    (hidden ones too: a template may test them) under "\x00". Equal reads, equal projections;
+    and reading walks only the inputs, where projecting walks every field."""
     if tree is None:
         return node
     if type(node) is dict:
         if "*" in tree:
             every = tree["*"]
-            return {key: _project(value, every) for key, value in node.items()}
+            return {key: _project(value, every, read) for key, value in node.items()}
+        if read:
+            found = {k: _project(node[k], child, True) for k, child in tree.items() if k in node}
+            found["\x00"] = list(node)
+            return found
         return {
-            key: _project(value, tree[key]) if key in tree else _hidden(str(key))
+            key: _project(value, tree[key]) if key in tree else _HIDDEN[key]
             for key, value in node.items()
         }
     if type(node) is list and "*" in tree:
-        return [_project(item, tree["*"]) for item in node]
+        every = tree["*"]
+        return [_project(item, every, read) for item in node]
     return node  # a plain value (e.g. None) where the path would go on: the value is the input
-
-
-def _hidden_marker(value: Any) -> Any:
-    if isinstance(value, StrictUndefined):
-        return "\x00hidden"
-    raise TypeError(type(value).__name__)
 
 
 def _digest(value: Any) -> bytes:
     try:
-        data = orjson.dumps(value, default=_hidden_marker, option=orjson.OPT_NON_STR_KEYS)
+        data = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # something orjson will not write: slower, still deterministic
         data = json.dumps(value, default=repr).encode()
     return hashlib.blake2b(data, digest_size=16).digest()
@@ -215,34 +221,47 @@ def _digest(value: Any) -> bytes:
 
 class Inputs:
     """Panels' inputs from the views of one moment. Views made together share parts
-    (app.rules.shared_view), so each part is projected and digested once, by identity, for every
-    view and panel declaring it; the part is held meanwhile, so its id is never another's."""
+    (app.rules.shared_view), so each part is digested (and projected, if a panel is rendered)
+    once, by identity, for every view and panel declaring it; the part is held meanwhile, so its
+    id is never another's."""
 
-    __slots__ = ("_known",)
+    __slots__ = ("_digests", "_projections")
 
     def __init__(self) -> None:
-        self._known: dict[tuple[int, int], tuple[Any, Any, bytes]] = {}
+        self._digests: dict[tuple[int, int], tuple[Any, bytes]] = {}
+        self._projections: dict[tuple[int, int], tuple[Any, Any]] = {}
 
-    def _part(self, node: Any, tree: Tree | None) -> tuple[Any, bytes]:
-        known = self._known.get((id(node), id(tree)))
-        if known is not None and known[0] is node:
-            return known[1], known[2]
-        projected = _project(node, tree)
-        digest = _digest(projected)
-        self._known[(id(node), id(tree))] = (node, projected, digest)
-        return projected, digest
+    def key(self, audience: str, name: str, view: dict[str, Any]) -> bytes:
+        """A digest of the panel's inputs: equal keys, equal inputs, and so the same HTML."""
+        tree = TREES[(audience, name)]
+        digest = hashlib.blake2b(_digest(list(view)), digest_size=16)  # hidden keys are keys too
+        for key, child in tree.items():
+            if key in view:
+                node = view[key]
+                known = self._digests.get((id(node), id(child)))
+                if known is None or known[0] is not node:
+                    known = self._digests[(id(node), id(child))] = (
+                        node,
+                        _digest(_project(node, child, read=True)),
+                    )
+                digest.update(known[1])
+        return digest.digest()
 
-    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-        """The view as the panel may see it (every field but its inputs hidden), and a digest of
-        its inputs: equal digests, equal inputs, and so the same HTML."""
+    def project(self, audience: str, name: str, view: dict[str, Any]) -> dict[str, Any]:
+        """The view as the panel may see it: every field but its inputs hidden."""
         tree = TREES[(audience, name)]
         projected: dict[str, Any] = {}
-        digest = hashlib.blake2b(digest_size=16)
         for key, node in view.items():
-            if key in tree:
-                projected[key], part = self._part(node, tree[key])
-                digest.update(f"{key}\x00".encode() + part)
-            else:
-                projected[key] = _hidden(key)
-                digest.update(f"{key}\x01".encode())
-        return projected, digest.digest()
+            if key not in tree:
+                projected[key] = _HIDDEN[key]
+                continue
+            known = self._projections.get((id(node), id(tree[key])))
+            if known is None or known[0] is not node:
+                known = (node, _project(node, tree[key]))
+                self._projections[(id(node), id(tree[key]))] = known
+            projected[key] = known[1]
+        return projected
+
+    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """The panel's projection of the view and its key."""
+        return self.project(audience, name, view), self.key(audience, name, view)
