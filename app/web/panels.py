@@ -219,33 +219,51 @@ def _digest(value: Any) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+Reads = dict[tuple[bytes, int], bytes]  # (digest of a part, id of a tree) -> what it reads
+
+
 class Inputs:
     """Panels' inputs from the views of one moment. Views made together share parts
     (app.rules.shared_view), so each part is digested (and projected, if a panel is rendered)
     once, by identity, for every view and panel declaring it; the part is held meanwhile, so its
-    id is never another's."""
+    id is never another's. What each panel reads of a part is remembered by the part's content
+    for the next moment's Inputs (`reads`): most parts are as they were after a command, and a
+    part's JSON says all of it, views being plain JSON data (tests/web/test_panel_inputs.py)."""
 
-    __slots__ = ("_digests", "_projections")
+    __slots__ = ("_before", "_projections", "_wholes", "reads")
 
-    def __init__(self) -> None:
-        self._digests: dict[tuple[int, int], tuple[Any, bytes]] = {}
+    def __init__(self, before: Reads | None = None) -> None:
+        self._before = {} if before is None else before
+        self.reads: Reads = {}
+        self._wholes: dict[int, tuple[Any, bytes]] = {}
         self._projections: dict[tuple[int, int], tuple[Any, Any]] = {}
 
-    def key(self, audience: str, name: str, view: dict[str, Any]) -> bytes:
-        """A digest of the panel's inputs: equal keys, equal inputs, and so the same HTML."""
-        tree = TREES[(audience, name)]
-        digest = hashlib.blake2b(_digest(list(view)), digest_size=16)  # hidden keys are keys too
-        for key, child in tree.items():
-            if key in view:
-                node = view[key]
-                known = self._digests.get((id(node), id(child)))
-                if known is None or known[0] is not node:
-                    known = self._digests[(id(node), id(child))] = (
-                        node,
-                        _digest(_project(node, child, read=True)),
-                    )
-                digest.update(known[1])
-        return digest.digest()
+    def _whole(self, node: Any) -> bytes:
+        known = self._wholes.get(id(node))
+        if known is None or known[0] is not node:
+            known = self._wholes[id(node)] = (node, _digest(node))
+        return known[1]
+
+    def keys(self, audience: str, view: dict[str, Any]) -> list[bytes]:
+        """A digest of each panel's inputs, in PANELS order: equal keys, equal inputs, and so
+        the same HTML."""
+        shape = _digest(list(view))  # hidden keys are keys too
+        keys = []
+        for tree in (TREES[(audience, name)] for name in PANELS[audience]):
+            digest = hashlib.blake2b(shape, digest_size=16)
+            for key, child in tree.items():
+                if key in view:
+                    node = view[key]
+                    memo = (self._whole(node), id(child))
+                    part = self.reads.get(memo)
+                    if part is None:
+                        part = self._before.get(memo)
+                        if part is None:
+                            part = _digest(_project(node, child, read=True))
+                        self.reads[memo] = part
+                    digest.update(part)
+            keys.append(digest.digest())
+        return keys
 
     def project(self, audience: str, name: str, view: dict[str, Any]) -> dict[str, Any]:
         """The view as the panel may see it: every field but its inputs hidden."""
@@ -264,4 +282,5 @@ class Inputs:
 
     def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         """The panel's projection of the view and its key."""
-        return self.project(audience, name, view), self.key(audience, name, view)
+        index = list(PANELS[audience]).index(name)
+        return self.project(audience, name, view), self.keys(audience, view)[index]

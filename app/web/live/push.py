@@ -40,7 +40,7 @@ class Screen:
         self.audience = audience
         self.view = view
         self.names = tuple(PANELS[audience])
-        self.keys = [self.parts.key(audience, name, view) for name in self.names]
+        self.keys = self.parts.keys(audience, view)
 
     def html(self, index: int, cache: Cache, older: Cache) -> bytes:
         """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
@@ -99,6 +99,7 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     if not room.connections:
         room.pushed = room.wanted
         room.panels.clear()
+        room.reads.clear()
         return
     version, state = await load_state(factory, room.game_id)
     room.wanted = max(room.wanted, version)
@@ -114,8 +115,8 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     for connection in connections:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
-    common, parts = shared_view(state), Inputs()  # what every view shows, worked out once
-    older, room.panels = room.panels, {}
+    common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
+    older, room.panels, room.reads = room.panels, {}, parts.reads
     for turn, members in enumerate(by_key.values()):
         if turn:
             # Let commands in flight take their next step between two screens: a transaction
