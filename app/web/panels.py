@@ -281,6 +281,7 @@ class Inputs:
         return projected
 
     def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-        """The panel's projection of the view and its key."""
+        """The panel's projection of the view and its key (the hub asks for every key of a
+        screen at once, and projects only the panels it renders)."""
         index = list(PANELS[audience]).index(name)
         return self.project(audience, name, view), self.keys(audience, view)[index]
