@@ -532,13 +532,13 @@ class Mirror:
         views = [view_for(self.state, viewer) for viewer in self._viewers()]
         if self.expect == "view":
             return views
-        from app.web.panels import PANELS, Inputs
+        from app.web.panels import Inputs
 
         # A screen is pushed when one of its panels' inputs changed (app/web/live/push.py).
         parts = Inputs()
         screens = []
         for audience, view in zip(AUDIENCES, views, strict=True):
-            screens.append([parts.of(audience, name, view)[1] for name in PANELS[audience]])
+            screens.append(parts.keys(audience, view))
         return screens
 
     def _apply(self, command: c.Command) -> None:

@@ -31,7 +31,7 @@ from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 from app.web.live import push
 from app.web.live.push import Cache, Screen
-from app.web.panels import Inputs
+from app.web.panels import Inputs, Reads
 
 State = dict[str, Any]
 
@@ -71,10 +71,13 @@ class Bridge:
         self.viewers = viewers
         self.shown: dict[Any, list[bytes]] = {}
         self.cache: Cache = {}
+        self.reads: Reads = {}
 
     def push_round(self, state: State) -> None:
         """Every screen brought up to this state, as the hub's push round does."""
-        common, older, self.cache, parts = shared_view(state), self.cache, {}, Inputs()
+        common, older, self.cache = shared_view(state), self.cache, {}
+        parts = Inputs(self.reads)
+        self.reads = parts.reads
         for audience, viewer in self.viewers:
             screen = Screen(audience, view_for(state, viewer, common), parts)
             shown = self.shown.get(viewer)

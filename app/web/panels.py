@@ -172,77 +172,116 @@ TREES = {
     for audience, panels in PANELS.items()
     for name, paths in panels.items()
 }
-_HIDDEN: dict[str, StrictUndefined] = {}
 
 
-def _hidden(key: str) -> StrictUndefined:
-    found = _HIDDEN.get(key)
-    if found is None:
-        hint = f"{key!r} is not an input of this panel: add it in app/web/panels.py"
-        found = _HIDDEN[key] = StrictUndefined(hint=hint)
-    return found
+class _Hidden(dict[Any, StrictUndefined]):
+    """The stand-in for each hidden field, by its key: made once, then a plain lookup."""
+
+    def __missing__(self, key: Any) -> StrictUndefined:
+        hint = f"{str(key)!r} is not an input of this panel: add it in app/web/panels.py"
+        found = self[key] = StrictUndefined(hint=hint)
+        return found
 
 
-def _project(node: Any, tree: Tree | None) -> Any:
+_HIDDEN = _Hidden()
+
+
+def _project(node: Any, tree: Tree | None, read: bool = False) -> Any:
+    """`node` as a panel with inputs `tree` sees it: every field outside them hidden. With
+    `read`, what the panel reads of it, to digest: the inputs alone, and the keys of each dict
+    (hidden ones too: a template may test them) under "\x00". Equal reads, equal projections;
+    and reading walks only the inputs, where projecting walks every field."""
     if tree is None:
         return node
     if type(node) is dict:
         if "*" in tree:
             every = tree["*"]
-            return {key: _project(value, every) for key, value in node.items()}
+            return {key: _project(value, every, read) for key, value in node.items()}
+        if read:
+            found = {k: _project(node[k], child, True) for k, child in tree.items() if k in node}
+            found["\x00"] = list(node)
+            return found
         return {
-            key: _project(value, tree[key]) if key in tree else _hidden(str(key))
+            key: _project(value, tree[key]) if key in tree else _HIDDEN[key]
             for key, value in node.items()
         }
     if type(node) is list and "*" in tree:
-        return [_project(item, tree["*"]) for item in node]
+        every = tree["*"]
+        return [_project(item, every, read) for item in node]
     return node  # a plain value (e.g. None) where the path would go on: the value is the input
-
-
-def _hidden_marker(value: Any) -> Any:
-    if isinstance(value, StrictUndefined):
-        return "\x00hidden"
-    raise TypeError(type(value).__name__)
 
 
 def _digest(value: Any) -> bytes:
     try:
-        data = orjson.dumps(value, default=_hidden_marker, option=orjson.OPT_NON_STR_KEYS)
+        data = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:  # something orjson will not write: slower, still deterministic
         data = json.dumps(value, default=repr).encode()
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+Reads = dict[tuple[bytes, int], bytes]  # (digest of a part, id of a tree) -> what it reads
+
+
 class Inputs:
     """Panels' inputs from the views of one moment. Views made together share parts
-    (app.rules.shared_view), so each part is projected and digested once, by identity, for every
-    view and panel declaring it; the part is held meanwhile, so its id is never another's."""
+    (app.rules.shared_view), so each part is digested (and projected, if a panel is rendered)
+    once, by identity, for every view and panel declaring it; the part is held meanwhile, so its
+    id is never another's. What each panel reads of a part is remembered by the part's content
+    for the next moment's Inputs (`reads`): most parts are as they were after a command, and a
+    part's JSON says all of it, views being plain JSON data (tests/web/test_panel_inputs.py)."""
 
-    __slots__ = ("_known",)
+    __slots__ = ("_before", "_projections", "_wholes", "reads")
 
-    def __init__(self) -> None:
-        self._known: dict[tuple[int, int], tuple[Any, Any, bytes]] = {}
+    def __init__(self, before: Reads | None = None) -> None:
+        self._before = {} if before is None else before
+        self.reads: Reads = {}
+        self._wholes: dict[int, tuple[Any, bytes]] = {}
+        self._projections: dict[tuple[int, int], tuple[Any, Any]] = {}
 
-    def _part(self, node: Any, tree: Tree | None) -> tuple[Any, bytes]:
-        known = self._known.get((id(node), id(tree)))
-        if known is not None and known[0] is node:
-            return known[1], known[2]
-        projected = _project(node, tree)
-        digest = _digest(projected)
-        self._known[(id(node), id(tree))] = (node, projected, digest)
-        return projected, digest
+    def _whole(self, node: Any) -> bytes:
+        known = self._wholes.get(id(node))
+        if known is None or known[0] is not node:
+            known = self._wholes[id(node)] = (node, _digest(node))
+        return known[1]
 
-    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
-        """The view as the panel may see it (every field but its inputs hidden), and a digest of
-        its inputs: equal digests, equal inputs, and so the same HTML."""
+    def keys(self, audience: str, view: dict[str, Any]) -> list[bytes]:
+        """A digest of each panel's inputs, in PANELS order: equal keys, equal inputs, and so
+        the same HTML."""
+        shape = _digest(list(view))  # hidden keys are keys too
+        keys = []
+        for tree in (TREES[(audience, name)] for name in PANELS[audience]):
+            digest = hashlib.blake2b(shape, digest_size=16)
+            for key, child in tree.items():
+                if key in view:
+                    node = view[key]
+                    memo = (self._whole(node), id(child))
+                    part = self.reads.get(memo)
+                    if part is None:
+                        part = self._before.get(memo)
+                        if part is None:
+                            part = _digest(_project(node, child, read=True))
+                        self.reads[memo] = part
+                    digest.update(part)
+            keys.append(digest.digest())
+        return keys
+
+    def project(self, audience: str, name: str, view: dict[str, Any]) -> dict[str, Any]:
+        """The view as the panel may see it: every field but its inputs hidden."""
         tree = TREES[(audience, name)]
         projected: dict[str, Any] = {}
-        digest = hashlib.blake2b(digest_size=16)
         for key, node in view.items():
-            if key in tree:
-                projected[key], part = self._part(node, tree[key])
-                digest.update(f"{key}\x00".encode() + part)
-            else:
-                projected[key] = _hidden(key)
-                digest.update(f"{key}\x01".encode())
-        return projected, digest.digest()
+            if key not in tree:
+                projected[key] = _HIDDEN[key]
+                continue
+            known = self._projections.get((id(node), id(tree[key])))
+            if known is None or known[0] is not node:
+                known = (node, _project(node, tree[key]))
+                self._projections[(id(node), id(tree[key]))] = known
+            projected[key] = known[1]
+        return projected
+
+    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """The panel's projection of the view and its key (the hub asks for every key of a
+        screen at once, and projects only the panels it renders)."""
+        index = list(PANELS[audience]).index(name)
+        return self.project(audience, name, view), self.keys(audience, view)[index]

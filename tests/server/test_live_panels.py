@@ -10,7 +10,7 @@ from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 from app.web.live.push import Cache, Screen
-from app.web.panels import Inputs
+from app.web.panels import Inputs, Reads
 from app.web.render import PANELS, render_push
 
 
@@ -43,15 +43,19 @@ def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str
 
 def test_panels_pushed_across_rounds_and_viewers_give_render_push_bytes() -> None:
     """Each panel rendered from its inputs alone, and reused for every screen with the same
-    inputs, this round or the last: the bytes are still a full render's, turn after turn."""
+    inputs, this round or the last (its key, too, worked out from the last round's where its
+    inputs' parts are as they were): the bytes are still a full render's, turn after turn."""
     state, seats = seated(3)
     viewers = screens(seats)
     checked, rendered = 0, 0
     older: Cache = {}
+    reads: Reads = {}
     for step in play(state, random.Random(5), 60):
         cache: Cache = {}
-        # As a push round does: the views share what all show, and their panels' inputs too
-        common, parts = shared_view(step), Inputs()
+        # As a push round does: the views share what all show, and their panels' inputs too,
+        # and what panels read of the parts that are as they were is remembered from the last
+        common, parts = shared_view(step), Inputs(reads)
+        reads = parts.reads
         for audience, viewer in viewers:
             screen = Screen(audience, view_for(step, viewer, common), parts)
             everything = tuple(range(len(screen.names)))

@@ -13,6 +13,7 @@ the GM, the projector):
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -169,6 +170,25 @@ def test_every_panel_is_pushed_exactly_when_its_inputs_change(
                 kept.add((audience, name))
     assert sorted(set(SCREENS) - changed) == []
     assert sorted(set(SCREENS) - kept) == []
+
+
+def _plain(value: Any) -> bool:
+    """JSON data, nothing else: dicts with string keys, lists, strings, finite numbers, booleans,
+    None."""
+    if type(value) is dict:
+        return all(type(key) is str and _plain(item) for key, item in value.items())
+    if type(value) is list:
+        return all(_plain(item) for item in value)
+    if type(value) is float:
+        return math.isfinite(value)
+    return value is None or type(value) in (str, int, bool)
+
+
+def test_views_are_plain_json_data(game: tuple[list[State], list[str]]) -> None:
+    """The hub remembers what each panel read of a part by the part's JSON (app.web.panels):
+    sound because equal JSON means equal values, down to their types, in views alone."""
+    for audience, viewer, index, view in _every_view(game):
+        assert _plain(view), (audience, viewer, index)
 
 
 def test_reading_anything_but_its_inputs_fails_the_render(

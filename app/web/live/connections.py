@@ -13,6 +13,7 @@ from typing import Any, Literal
 from starlette.websockets import WebSocket
 
 from app.service.commands import Viewer
+from app.web.panels import Reads
 
 Audience = Literal["station", "gm", "display", "events"]
 Format = Literal["html", "json"]
@@ -107,6 +108,7 @@ class Room:
     task: asyncio.Task[None] | None = None
     # Panels' HTML by (audience, panel, inputs_key), for those some screen here shows: a cache.
     panels: dict[tuple[str, str, bytes], bytes] = field(default_factory=dict)
+    reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
 
 
 def event_message(event: dict[str, Any]) -> str:

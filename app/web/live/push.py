@@ -33,24 +33,24 @@ def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) 
 
 
 class Screen:
-    """One viewer's panels for one view: each one's inputs, and their keys."""
+    """One viewer's panels for one view: each one's key, and its HTML when asked."""
 
     def __init__(self, audience: str, view: dict[str, Any], parts: Inputs | None = None) -> None:
-        parts = Inputs() if parts is None else parts
+        self.parts = Inputs() if parts is None else parts
         self.audience = audience
+        self.view = view
         self.names = tuple(PANELS[audience])
-        self.inputs, self.keys = [], []
-        for name in self.names:
-            projected, key = parts.of(audience, name, view)
-            self.inputs.append(projected)
-            self.keys.append(key)
+        self.keys = self.parts.keys(audience, view)
 
     def html(self, index: int, cache: Cache, older: Cache) -> bytes:
-        """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows)."""
-        key = (self.audience, self.names[index], self.keys[index])
+        """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
+        rendered from its inputs alone, and only if no screen here has it already."""
+        name = self.names[index]
+        key = (self.audience, name, self.keys[index])
         found = cache.get(key) or older.get(key)
         if found is None:
-            found = render_panels(self.audience, self.inputs[index], (self.names[index],)).encode()
+            inputs = self.parts.project(self.audience, name, self.view)
+            found = render_panels(self.audience, inputs, (name,)).encode()
         cache[key] = found
         return found
 
@@ -99,6 +99,7 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     if not room.connections:
         room.pushed = room.wanted
         room.panels.clear()
+        room.reads.clear()
         return
     # After a commit here, the state it wrote; after a resync, the database's newest.
     version, state = await load_state(
@@ -117,8 +118,8 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     for connection in connections:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
-    common, parts = shared_view(state), Inputs()  # what every view shows, worked out once
-    older, room.panels = room.panels, {}
+    common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
+    older, room.panels, room.reads = room.panels, {}, parts.reads
     for turn, members in enumerate(by_key.values()):
         if turn:
             # Let commands in flight take their next step between two screens: a transaction
