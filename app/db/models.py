@@ -1,5 +1,6 @@
-"""The tables. A game's state is a JSONB document, its card catalogue in a column of its own
-(written once); events are its append-only history."""
+"""The tables. A game's state is a JSON document (`json`, stored as written: see migration
+0005), its card catalogue a JSONB one in a column of its own (written once); events are its
+append-only history."""
 
 import uuid
 from datetime import datetime
@@ -16,6 +17,7 @@ from sqlalchemy import (
     func,
     text,
 )
+from sqlalchemy.dialects.postgresql import JSON as PlainJSON
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -54,7 +56,9 @@ class Game(Base):
     seed: Mapped[JSON]
     # Bumped by every applied command; a client holding an older version is behind.
     version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
-    state: Mapped[JSON]  # the whole state but its card catalogue: see whole_state
+    # The whole state but its card catalogue (see whole_state); `json`, which PostgreSQL keeps
+    # as written, not `jsonb`, which costs every command's write a parse and a compression.
+    state: Mapped[JSON] = mapped_column(PlainJSON)
     cards: Mapped[JSON | None]  # the card catalogue, written once: the engine never changes it
     gm_token_hash: Mapped[str]
     created_at: Mapped[datetime] = _created_at()

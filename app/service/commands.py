@@ -1,23 +1,24 @@
 """The one way a game is written: every change to a game (orders, GM commands, seats taken or
-freed, new games, timers running out) goes through `writing`, and only through it:
+freed, new games, timers running out) is made by `Writing.apply`, and only by it:
 
-1. BEGIN, and lock the game's row (SELECT ... FOR UPDATE), reading its version and state (or
-   only its version, when this process has that version's state: app/service/recent.py). Every
-   change to one game is serialised there, across all the processes sharing the database.
-2. `Writing.apply`, once per command: a command id its sender used before gets its first answer
-   and changes nothing; else the rules apply the command, and one statement writes the new state,
-   its events, the command itself (for retries and replay_state) and a NOTIFY. The caller may
-   change rows of its own in the same transaction (a seat's row).
-3. COMMIT: all of it, or (a refusal, a crash, a killed process) none of it. PostgreSQL delivers
-   the NOTIFY to every process's listener only now.
+1. The game's version and canonical state: this process's copy of the newest state it committed
+   or read (app/service/recent.py), else the row's.
+2. The rules apply the command; one statement then writes the new state, its events, the command
+   itself (for retries and replay_state) and a NOTIFY, but only if the row is still at the version
+   read (and its updated_at: the pair names one committed state) and no command with this id
+   from this sender is stored. If it is not, nothing is written: a command id used before gets
+   its first answer, and anything else is applied again to the row's newest state.
+3. Committed: the statement alone (`run_command`: one round trip in all, when the copy is
+   current), or the transaction it is part of (`writing`, for callers that change rows of their
+   own with the game's, such as a seat's: they lock the game's row first, so no one else moves
+   it meanwhile). PostgreSQL delivers the NOTIFY to every process's listener at the commit.
 4. Only then is this process's live hub told (`committed`), and it pushes: nothing is shown that
    was not committed.
 
 The statements go straight to the driver (asyncpg) on the session's connection: each costs a
-quarter of the CPU it costs through SQLAlchemy (bench/command_cost.py), and a command makes five.
-The transaction is this module's own (`_transaction`): SQLAlchemy is handed the connection in
-autocommit mode, so it sends no BEGIN or COMMIT of its own, and a caller's ORM work (a seat's row)
-runs inside ours.
+quarter of the CPU it costs through SQLAlchemy (bench/command_cost.py). A transaction is this
+module's own (`_transaction`): SQLAlchemy is handed the connection in autocommit mode, so it
+sends no BEGIN or COMMIT of its own, and a caller's ORM work (a seat's row) runs inside ours.
 """
 
 from __future__ import annotations
@@ -77,12 +78,33 @@ async def run_command(
     expected_version: int | None = None,
     now: float | None = None,
 ) -> CommandResult:
-    """Apply one command in one transaction; a command_id this actor applied before returns its
-    stored result and changes nothing (each actor's ids are its own: `sender_of`). Raises
-    ServiceError (with .status) when refused. `now` (epoch seconds) is the clock the engine sees:
-    time.time() unless a sweeper or a test says."""
-    async with writing(session_factory, game_id) as game:
+    """Apply one command; a command_id this actor applied before returns its stored result and
+    changes nothing (each actor's ids are its own: `sender_of`). Raises ServiceError (with
+    .status) when refused. `now` (epoch seconds) is the clock the engine sees: time.time() unless
+    a sweeper or a test says.
+
+    First on this process's copy of the game, with no transaction but the write statement's own:
+    one round trip in all. If the copy was behind the row, or another writer got there first, or
+    the copy refuses the command (the row may not), nothing was written: then under the lock."""
+    key = game_key(game_id)
+    copy = recent.recall(key)
+    if copy is not None:
+        async with session_factory() as session:
+            game = Writing.of(session, await driver(session), key, copy, checked=False)
+            try:
+                result = await game.apply(command_data, actor, command_id, expected_version, now)
+            except Moved:
+                pass
+            else:
+                game.committed()
+                return result
+    async with writing(session_factory, key) as game:
         return await game.apply(command_data, actor, command_id, expected_version, now)
+
+
+class Moved(Exception):
+    """The row is no longer at the version the command was applied to (another process wrote
+    it meanwhile), or may not be (a copy refused it): nothing was written."""
 
 
 @contextlib.asynccontextmanager
@@ -98,31 +120,53 @@ async def writing(
             game = await (_created(session, db, new) if new else _locked(session, db, key))
             yield game
             await session.flush()  # the caller's own rows, if any
-        if game.stamp is not None:  # committed: this process may use it again, and show it
-            recent.remember(key, game.stamp, game.encoded)
-        if game.version > game.base_version:
-            committed(key, game.version)
+        game.committed()
 
 
 @dataclasses.dataclass
 class Writing:
-    """A game locked in an open transaction: its version and canonical state as of the lock, and
-    after each command applied in it."""
+    """A game as read (or locked, in `writing`): its version and canonical state, and after each
+    command applied."""
 
     session: AsyncSession  # for the caller's own rows, through the ORM
     db: Driver
     game_id: uuid.UUID
     version: int
     state: State
-    encoded: bytes  # the state as of `version`, for app/service/recent.py
+    encoded: bytes  # `state` as of `version`, for app/service/recent.py and for starting over
     stamp: recent.Stamp | None  # (version, updated_at) of the row; None until known
     deadline: Deadline
     has_cards: bool  # the row keeps the catalogue (games from before that have it in `state`)
+    checked: bool = True  # read from the row (locked, or in this try); else a copy, maybe behind
     base_version: int = -1
-    spent: bool = False  # a refused command may have changed `state` half-way
 
     def __post_init__(self) -> None:
         self.base_version = self.version
+
+    @classmethod
+    def of(
+        cls,
+        session: AsyncSession,
+        db: Driver,
+        game_id: uuid.UUID,
+        row: recent.Row,
+        *,
+        checked: bool = True,
+    ) -> Writing:
+        state = orjson.loads(row.encoded)
+        version, deadline, has_cards = row.stamp[0], row.deadline, row.has_cards
+        return cls(
+            session,
+            db,
+            game_id,
+            version,
+            state,
+            row.encoded,
+            row.stamp,
+            deadline,
+            has_cards,
+            checked,
+        )
 
     async def apply(
         self,
@@ -133,33 +177,34 @@ class Writing:
         now: float | None = None,
     ) -> CommandResult:
         check_command_id(command_id)
-        if self.spent:
-            raise RuntimeError("a refused command ends its writing: the state may be half-changed")
-        # Looked for only under the lock, in a statement of its own: one made before the lock was
-        # granted (READ COMMITTED) would miss the same command's first send committed while this
-        # one waited, and apply it twice or refuse it for finding its own effect.
-        earlier = await _sql(self.db, _EARLIER, self.game_id, sender_of(actor), command_id)
-        if earlier is not None:
-            return await self._earlier_result(earlier, command_data, actor)
-        check_version(self.version, expected_version)
         now = time.time() if now is None else now
         try:
+            check_version(self.version, expected_version)
             # The state is this writing's own (decoded for it), so the engine changes it in place.
             command = parse_command(command_data, actor, now)
-            self.spent = True
             state, events = apply(self.state, command, owned=True)
-        except RulesError as error:
+        except (RulesError, ServiceError) as error:
+            self.state = orjson.loads(self.encoded)  # the engine may have left it half-changed
+            if not self.checked:  # refused by a copy: has the game moved on?
+                raise Moved("the copy may be behind the row") from error
+            # This may be a retry (carrying the version it was first sent at, or refused for
+            # finding its own effect, its first send committed while this one waited).
+            earlier = await self._earlier(actor, command_id)
+            if earlier is not None:
+                return await self.earlier_result(earlier, command_data, actor)
+            if isinstance(error, ServiceError):
+                raise
             raise ServiceError.from_rules(error) from error
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
         encoded = recent.encode(state)
-        rest, cards = stored_state(state)
+        rest, cards = stored_state(state)  # `rest` keeps its keys sorted: the column keeps them
         row = await _sql(
             self.db,
             _WRITE,
             self.game_id,
             self.version,
-            _json(rest),
+            recent.encode(rest).decode(),
             None if self.has_cards else _json(cards),
             version,
             *deadline,
@@ -169,15 +214,32 @@ class Writing:
             _json(applied_record(command, actor, now)),
             NOTIFY_CHANNEL,
             notices.short(self.game_id, version),
+            self.stamp[1] if self.stamp else None,
         )
-        if row is None:  # the row is locked: it cannot have moved
-            raise RuntimeError(f"game {self.game_id} changed under its lock")
-        self.version, self.state, self.deadline, self.spent = version, state, deadline, False
+        if row is None:  # not written: the id was used, or the row moved, since it was read
+            self.state = orjson.loads(self.encoded)
+            earlier = await self._earlier(actor, command_id)
+            if earlier is not None:
+                return await self.earlier_result(earlier, command_data, actor)
+            raise Moved(f"game {self.game_id} is no longer at version {self.version}")
+        self.version, self.state, self.deadline = version, state, deadline
         self.encoded, self.stamp = encoded, (version, row["updated_at"])
         self.has_cards = self.has_cards or cards is not None
         return CommandResult(version, events, state)
 
-    async def _earlier_result(
+    def committed(self) -> None:
+        """Call once what was written is committed: this process keeps the state, and its hub
+        may show it."""
+        if self.stamp is not None:
+            kept = recent.Row(self.stamp, self.encoded, self.deadline, self.has_cards)
+            recent.remember(self.game_id, kept)
+        if self.version > self.base_version:
+            committed(self.game_id, self.version)
+
+    async def _earlier(self, actor: Actor, command_id: str) -> Any:
+        return await _sql(self.db, _EARLIER, self.game_id, sender_of(actor), command_id)
+
+    async def earlier_result(
         self, earlier: Any, command_data: dict[str, Any], actor: Actor
     ) -> CommandResult:
         """A retried command gets the answer it got the first time; a different command reusing
@@ -219,14 +281,19 @@ _EVENTS = (
     " WHERE game_id = $1 AND version = $2"
 )
 # The new state, its events, the command, and the NOTIFY (which PostgreSQL delivers at commit;
-# it names the game and version, never a state: app/service/notices.py). The PRIMARY KEY of
-# applied_commands refuses a command id its sender used before, and the statement with it.
+# it names the game and version, never a state: app/service/notices.py); only if the row is at
+# the version (and updated_at, unless $15 is NULL: a game created in this transaction) it was
+# read at, and the sender has not used this command id (the PRIMARY KEY of applied_commands
+# would refuse it too). Else no row comes back, and nothing was written.
 _WRITE = (
     "WITH game AS ("
-    "  UPDATE games SET state = $3::text::jsonb, version = $5, updated_at = now(),"
+    "  UPDATE games SET state = $3::text::json, version = $5, updated_at = now(),"
     "   cards = COALESCE(cards, $4::text::jsonb), deadline_at = $6,"
     "   deadline_kind = $7, deadline_version = $8"
     "  WHERE id = $1 AND version = $2"
+    "   AND ($15::timestamptz IS NULL OR updated_at = $15::timestamptz)"
+    "   AND NOT EXISTS (SELECT FROM applied_commands AS a"
+    "    WHERE a.game_id = $1 AND a.sender = $10 AND a.command_id = $11)"
     "  RETURNING id, updated_at),"
     " events AS ("
     "  INSERT INTO events (game_id, version, seq, type, data)"
@@ -239,46 +306,24 @@ _WRITE = (
 )
 
 
-@dataclasses.dataclass(frozen=True)
-class Row:
-    """A game's row as read, its state canonical: from the row, or this process's copy."""
-
-    stamp: recent.Stamp
-    state: State
-    encoded: bytes
-    deadline: Deadline
-    has_cards: bool
-
-
-async def read_row(db: Driver, game_id: uuid.UUID, *, lock: bool = False) -> Row:
+async def read_row(db: Driver, game_id: uuid.UUID, *, lock: bool = False) -> recent.Row:
     """The game's row, locked until the transaction ends if `lock`."""
     kept = recent.recall(game_id)
-    (version, updated_at), data = kept if kept else ((-1, None), b"")
+    version, updated_at = kept.stamp if kept else (-1, None)
     row = await _sql(db, _LOCK if lock else _READ, game_id, version, updated_at)
     if row is None:
         raise no_such_game()
-    if row["state"] is not None:
+    if row["state"] is None and kept is not None:
+        data = kept.encoded
+    else:
         cards = None if row["cards"] is None else orjson.loads(row["cards"])
         data = recent.encode(whole_state(orjson.loads(row["state"]), cards))
     deadline = (row["deadline_at"], row["deadline_kind"], row["deadline_version"])
-    stamp = (row["version"], row["updated_at"])
-    return Row(stamp, orjson.loads(data), data, deadline, row["has_cards"])
+    return recent.Row((row["version"], row["updated_at"]), data, deadline, row["has_cards"])
 
 
 async def _locked(session: AsyncSession, db: Driver, game_id: uuid.UUID) -> Writing:
-    row = await read_row(db, game_id, lock=True)
-    version = row.stamp[0]
-    return Writing(
-        session,
-        db,
-        game_id,
-        version,
-        row.state,
-        row.encoded,
-        row.stamp,
-        row.deadline,
-        row.has_cards,
-    )
+    return Writing.of(session, db, game_id, await read_row(db, game_id, lock=True))
 
 
 async def _created(session: AsyncSession, db: Driver, game: Game) -> Writing:

@@ -133,12 +133,12 @@ async def load_state(
     was just told of."""
     key = game_key(game_id)
     kept = recent.recall(key) if at_least is not None else None
-    if kept is not None and at_least is not None and kept[0][0] >= at_least:
-        return kept[0][0], orjson.loads(kept[1])
+    if kept is not None and at_least is not None and kept.stamp[0] >= at_least:
+        return kept.stamp[0], orjson.loads(kept.encoded)
     async with session_factory() as session:
         row = await read_row(await driver(session), key)
-    recent.remember(key, row.stamp, row.encoded)
-    return row.stamp[0], row.state
+    recent.remember(key, row)
+    return row.stamp[0], orjson.loads(row.encoded)
 
 
 async def current_view(

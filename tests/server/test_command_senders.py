@@ -168,7 +168,8 @@ async def test_a_game_whose_expiry_crashes_does_not_stop_the_sweep(
     await edit_row(
         session_factory,
         broken,
-        "state = jsonb_set(state, '{orders}', '5'), deadline_at = deadline_at - interval '1 min'",
+        "state = jsonb_set(state::jsonb, '{orders}', '5')::json,"
+        " deadline_at = deadline_at - interval '1 min'",
     )
     game_id, later = await game_due(session_factory, seed=2)
     assert await sweep_once(session_factory, now=later) == 1

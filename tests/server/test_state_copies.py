@@ -25,7 +25,8 @@ async def _written_elsewhere(sessions: Sessions, game_id: uuid.UUID, words: str)
         await session.execute(
             text(
                 "UPDATE games SET updated_at = clock_timestamp(),"
-                " state = jsonb_set(state, '{messages,-1,text}', to_jsonb(CAST(:words AS text)))"
+                " state = jsonb_set(state::jsonb, '{messages,-1,text}',"
+                "  to_jsonb(CAST(:words AS text)))::json"
                 " WHERE id = :id"
             ),
             {"id": game_id, "words": words},
