@@ -38,7 +38,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
-from app.db.models import AppliedCommand, Game, stored_state, whole_state
+from app.db.models import AppliedCommand, Game, stored_state
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 
 from . import notices, recent
@@ -133,7 +133,8 @@ class Writing:
     game_id: uuid.UUID
     version: int
     state: State
-    encoded: bytes  # `state` as of `version`, for app/service/recent.py and for starting over
+    rest: bytes  # `state` as of `version` without its catalogue, as the column holds it
+    cards: State | None  # its catalogue, shared and read only (app/service/recent.py)
     stamp: recent.Stamp | None  # (version, updated_at) of the row; None until known
     deadline: Deadline
     has_cards: bool  # the row keeps the catalogue (games from before that have it in `state`)
@@ -153,18 +154,17 @@ class Writing:
         *,
         checked: bool = True,
     ) -> Writing:
-        state = orjson.loads(row.encoded)
-        version, deadline, has_cards = row.stamp[0], row.deadline, row.has_cards
         return cls(
             session,
             db,
             game_id,
-            version,
-            state,
-            row.encoded,
+            row.stamp[0],
+            row.state(),
+            row.rest,
+            row.cards,
             row.stamp,
-            deadline,
-            has_cards,
+            row.deadline,
+            row.has_cards,
             checked,
         )
 
@@ -184,7 +184,7 @@ class Writing:
             command = parse_command(command_data, actor, now)
             state, events = apply(self.state, command, owned=True)
         except (RulesError, ServiceError) as error:
-            self.state = orjson.loads(self.encoded)  # the engine may have left it half-changed
+            self.state = recent.decode(self.rest, self.cards)  # the engine may have half-changed it
             if not self.checked:  # refused by a copy: has the game moved on?
                 raise Moved("the copy may be behind the row") from error
             # This may be a retry (carrying the version it was first sent at, or refused for
@@ -197,14 +197,14 @@ class Writing:
             raise ServiceError.from_rules(error) from error
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
-        encoded = recent.encode(state)
-        rest, cards = stored_state(state)  # `rest` keeps its keys sorted: the column keeps them
+        rest, cards = stored_state(state)
+        encoded = recent.encode(rest)  # keys sorted: decoded, it is canonical again
         row = await _sql(
             self.db,
             _WRITE,
             self.game_id,
             self.version,
-            recent.encode(rest).decode(),
+            encoded.decode(),
             None if self.has_cards else _json(cards),
             version,
             *deadline,
@@ -217,13 +217,14 @@ class Writing:
             self.stamp[1] if self.stamp else None,
         )
         if row is None:  # not written: the id was used, or the row moved, since it was read
-            self.state = orjson.loads(self.encoded)
+            self.state = recent.decode(self.rest, self.cards)
             earlier = await self._earlier(actor, command_id)
             if earlier is not None:
                 return await self.earlier_result(earlier, command_data, actor)
             raise Moved(f"game {self.game_id} is no longer at version {self.version}")
         self.version, self.state, self.deadline = version, state, deadline
-        self.encoded, self.stamp = encoded, (version, row["updated_at"])
+        self.rest, self.stamp = encoded, (version, row["updated_at"])
+        self.cards = cards  # the catalogue it was given: the engine never changes it
         self.has_cards = self.has_cards or cards is not None
         return CommandResult(version, events, state)
 
@@ -231,7 +232,7 @@ class Writing:
         """Call once what was written is committed: this process keeps the state, and its hub
         may show it."""
         if self.stamp is not None:
-            kept = recent.Row(self.stamp, self.encoded, self.deadline, self.has_cards)
+            kept = recent.Row(self.stamp, self.rest, self.cards, self.deadline, self.has_cards)
             recent.remember(self.game_id, kept)
         if self.version > self.base_version:
             committed(self.game_id, self.version)
@@ -314,12 +315,13 @@ async def read_row(db: Driver, game_id: uuid.UUID, *, lock: bool = False) -> rec
     if row is None:
         raise no_such_game()
     if row["state"] is None and kept is not None:
-        data = kept.encoded
+        rest, cards = kept.rest, kept.cards
+    elif row["cards"] is None:  # a game from before the catalogue had its column
+        rest, cards = recent.split(orjson.loads(row["state"]))
     else:
-        cards = None if row["cards"] is None else orjson.loads(row["cards"])
-        data = recent.encode(whole_state(orjson.loads(row["state"]), cards))
+        rest, cards = recent.encode(orjson.loads(row["state"])), recent.catalogue(row["cards"])
     deadline = (row["deadline_at"], row["deadline_kind"], row["deadline_version"])
-    return recent.Row((row["version"], row["updated_at"]), data, deadline, row["has_cards"])
+    return recent.Row((row["version"], row["updated_at"]), rest, cards, deadline, row["has_cards"])
 
 
 async def _locked(session: AsyncSession, db: Driver, game_id: uuid.UUID) -> Writing:
@@ -330,11 +332,13 @@ async def _created(session: AsyncSession, db: Driver, game: Game) -> Writing:
     session.add(game)
     await session.flush()
     deadline = (game.deadline_at, game.deadline_kind, game.deadline_version)
-    encoded = recent.encode(game.whole_state)
-    state = orjson.loads(encoded)
+    rest, cards = recent.split(game.whole_state)
     has_cards = game.cards is not None
     # No stamp: the row's updated_at is the database's; the game's first read or write tells it.
-    return Writing(session, db, game.id, game.version, state, encoded, None, deadline, has_cards)
+    state = recent.decode(rest, cards)
+    return Writing(
+        session, db, game.id, game.version, state, rest, cards, None, deadline, has_cards
+    )
 
 
 # --- The driver's connection ---------------------------------------------------------------------

@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -134,11 +133,11 @@ async def load_state(
     key = game_key(game_id)
     kept = recent.recall(key) if at_least is not None else None
     if kept is not None and at_least is not None and kept.stamp[0] >= at_least:
-        return kept.stamp[0], orjson.loads(kept.encoded)
+        return kept.stamp[0], kept.state()
     async with session_factory() as session:
         row = await read_row(await driver(session), key)
     recent.remember(key, row)
-    return row.stamp[0], orjson.loads(row.encoded)
+    return row.stamp[0], row.state()
 
 
 async def current_view(

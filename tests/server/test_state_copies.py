@@ -1,6 +1,7 @@
 """A process keeps the states it committed or read, so it need not read them back from the
 database (app/service/recent.py); the row stays the truth, whoever else writes it."""
 
+import copy
 import uuid
 
 from sqlalchemy import text
@@ -66,3 +67,21 @@ async def test_the_live_hub_is_shown_the_newest_committed_state(
         )
     shown, _ = await load_state(session_factory, game_id, at_least=version + 1)
     assert shown == version + 1
+
+
+async def test_games_share_one_catalogue_and_commands_leave_it_as_it_was(
+    session_factory: Sessions,
+) -> None:
+    """The card catalogue is over half a state: a process decodes it once for every game with the
+    same one, so it must come out of every command as it went in."""
+    first, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    second, _, _ = await create_game(session_factory, "skirmish", seed=2)
+    _, before = await load_state(session_factory, first)
+    snapshot = copy.deepcopy(before["cards"])
+    await run_command(session_factory, first, {"type": "StartTurn"}, GM, command_id="t1")
+    await _message(session_factory, second, "Hail", "m1")
+    _, one = await load_state(session_factory, first, at_least=1)
+    _, other = await load_state(session_factory, second, at_least=1)
+    assert one["cards"] is other["cards"]
+    assert one["cards"] == snapshot
+    assert list(one) == sorted(one)  # canonical: the catalogue's key where sorting puts it
