@@ -35,7 +35,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import orjson
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Game, stored_state
@@ -89,8 +89,8 @@ async def run_command(
     key = game_key(game_id)
     copy = recent.recall(key)
     if copy is not None:
-        async with session_factory() as session:
-            game = Writing.of(session, await driver(session), key, copy, checked=False)
+        async with pooled(session_factory) as db:
+            game = Writing.of(None, db, key, copy, checked=False)
             try:
                 result = await game.apply(command_data, actor, command_id, expected_version, now)
             except Moved:
@@ -128,7 +128,7 @@ class Writing:
     """A game as read (or locked, in `writing`): its version and canonical state, and after each
     command applied."""
 
-    session: AsyncSession  # for the caller's own rows, through the ORM
+    orm: AsyncSession | None  # `writing`'s, for the caller's own rows (`session`); else None
     db: Driver
     game_id: uuid.UUID
     version: int
@@ -144,10 +144,17 @@ class Writing:
     def __post_init__(self) -> None:
         self.base_version = self.version
 
+    @property
+    def session(self) -> AsyncSession:
+        """The ORM session of the transaction, for the caller's own rows (a seat's)."""
+        if self.orm is None:
+            raise RuntimeError("run_command's one statement has no session: use `writing`")
+        return self.orm
+
     @classmethod
     def of(
         cls,
-        session: AsyncSession,
+        session: AsyncSession | None,
         db: Driver,
         game_id: uuid.UUID,
         row: recent.Row,
@@ -342,6 +349,22 @@ async def _created(session: AsyncSession, db: Driver, game: Game) -> Writing:
 
 
 # --- The driver's connection ---------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def pooled(session_factory: SessionFactory) -> AsyncIterator[Driver]:
+    """A pooled connection as asyncpg's, without a session: for statements that need none (a
+    third of a session's CPU, bench/command_cost.py). Nothing here starts a transaction, so the
+    pool takes it back as it was lent."""
+    engine: AsyncEngine = session_factory.kw["bind"]
+    try:
+        lent = await engine.raw_connection()
+    except (engine.dialect.loaded_dbapi.Error, OSError) as error:  # the pool does not wrap them
+        raise ConnectionError(f"the database did not answer: {error}") from error
+    try:
+        yield lent.driver_connection
+    finally:
+        lent.close()
 
 
 async def driver(session: AsyncSession) -> Driver:

@@ -18,7 +18,7 @@ from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
 
 from . import recent
-from .commands import SessionFactory, State, Viewer, canonical, driver, game_key, read_row, writing
+from .commands import SessionFactory, State, Viewer, canonical, game_key, pooled, read_row, writing
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -134,8 +134,8 @@ async def load_state(
     kept = recent.recall(key) if at_least is not None else None
     if kept is not None and at_least is not None and kept.stamp[0] >= at_least:
         return kept.stamp[0], kept.state()
-    async with session_factory() as session:
-        row = await read_row(await driver(session), key)
+    async with pooled(session_factory) as db:
+        row = await read_row(db, key)
     recent.remember(key, row)
     return row.stamp[0], row.state()
 
