@@ -15,10 +15,12 @@ freed, new games, timers running out) is made by `Writing.apply`, and only by it
 4. Only then is this process's live hub told (`committed`), and it pushes: nothing is shown that
    was not committed.
 
-The statements go straight to the driver (asyncpg) on the session's connection: each costs a
-quarter of the CPU it costs through SQLAlchemy (bench/command_cost.py). A transaction is this
-module's own (`_transaction`): SQLAlchemy is handed the connection in autocommit mode, so it
-sends no BEGIN or COMMIT of its own, and a caller's ORM work (a seat's row) runs inside ours.
+The statements go straight to the driver (asyncpg): each costs a quarter of the CPU it costs
+through SQLAlchemy (bench/command_cost.py). `run_command`'s one statement needs no session and
+borrows a pooled connection without one (`pooled`); `writing` uses its session's. A
+transaction is this module's own (`_transaction`): SQLAlchemy is handed the connection in
+autocommit mode, so it sends no BEGIN or COMMIT of its own, and a caller's ORM work (a seat's
+row) runs inside ours.
 """
 
 from __future__ import annotations
