@@ -64,23 +64,18 @@ def decode(rest: bytes, cards: State | None) -> State:
     return dict(sorted(state.items()))  # where the catalogue's key sorts: as `canonical` gives
 
 
-_catalogues: collections.OrderedDict[bytes, State] = collections.OrderedDict()
+_catalogues: dict[bytes, State] = {}
 
 
 def catalogue(raw: bytes | str) -> State:
     """A catalogue from its JSON, decoded (keys sorted) once for every game that has the same."""
     data = raw.encode() if isinstance(raw, str) else raw
     key = hashlib.blake2b(data, digest_size=16).digest()
-    with _lock:
-        found = _catalogues.get(key)
-        if found is not None:
-            _catalogues.move_to_end(key)
-            return found
-    found = orjson.loads(encode(orjson.loads(data)))
-    with _lock:
-        found = _catalogues.setdefault(key, found)
-        while len(_catalogues) > MAX_CATALOGUES:
-            _catalogues.popitem(last=False)
+    found = _catalogues.get(key)
+    if found is None:
+        if len(_catalogues) >= MAX_CATALOGUES:  # content edited again and again: start afresh
+            _catalogues.clear()
+        found = _catalogues.setdefault(key, orjson.loads(encode(orjson.loads(data))))
     return found
 
 
