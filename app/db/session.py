@@ -38,11 +38,19 @@ def _to_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+POOL_SIZE = 20  # two processes: 60 at most with the overflow, under PostgreSQL's 100
+
+
 def create_engine(url: str, **kwargs: object) -> AsyncEngine:
     # orjson for the JSONB columns: a game's state is ~50 KB, and json is ~10x slower at it.
     options: dict[str, object] = {
         "json_serializer": _to_json,
         "json_deserializer": orjson.loads,
+        # Connections kept open between uses. SQLAlchemy's default, 5, was far below what a busy
+        # server has out at once (every command waiting on the event loop holds one): at 200
+        # commands/s the 10 overflow connections were opened and closed again by the hundred,
+        # each a new PostgreSQL backend (docs/performance.md, twelfth pass).
+        "pool_size": POOL_SIZE,
         **kwargs,
     }
     engine = create_async_engine(url, **options)
