@@ -355,9 +355,9 @@ async def _created(session: AsyncSession, db: Driver, game: Game) -> Writing:
 
 @contextlib.asynccontextmanager
 async def pooled(session_factory: SessionFactory) -> AsyncIterator[Driver]:
-    """A pooled connection as asyncpg's, without a session: for statements that need none (a
-    third of a session's CPU, bench/command_cost.py). Nothing here starts a transaction, so the
-    pool takes it back as it was lent."""
+    """A pooled connection as asyncpg's, without a session: for statements that need none (about
+    170 µs of CPU less than a session's per use; docs/performance.md, twelfth pass). Nothing here
+    starts a transaction, so the pool takes it back as it was lent."""
     engine: AsyncEngine = session_factory.kw["bind"]
     try:
         lent = await engine.raw_connection()

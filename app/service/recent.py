@@ -26,11 +26,12 @@ from typing import Any
 
 import orjson
 
+from app.db.models import CARDS, stored_state
+
 State = dict[str, Any]
 Stamp = tuple[int, datetime]  # a game row's (version, updated_at)
 MAX_GAMES = 256  # a 20-40 KB state each: 10 MB at most, far more games than one evening runs
 MAX_CATALOGUES = 8  # one per content version in play, in practice one
-CARDS = "cards"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,11 +82,8 @@ def catalogue(raw: bytes | str) -> State:
 
 def split(state: State) -> tuple[bytes, State | None]:
     """A whole state as a copy keeps it: the rest encoded, the catalogue shared."""
-    cards = state.get(CARDS)
-    if not isinstance(cards, dict):
-        return encode(state), None
-    rest = encode({k: v for k, v in state.items() if k != CARDS})
-    return rest, catalogue(encode(cards))
+    rest, cards = stored_state(state)
+    return encode(rest), None if cards is None else catalogue(encode(cards))
 
 
 _entries: collections.OrderedDict[uuid.UUID, Row] = collections.OrderedDict()
