@@ -27,6 +27,7 @@ its CPU is reported.
     .venv/bin/python bench/load.py                      # 100 games, 200 commands/s, 30 s each
     .venv/bin/python bench/load.py --games 20 --rate 50 --duration 10 --runs one,baseline
     .venv/bin/python bench/load.py --profile /tmp/prof  # py-spy records each server process
+    BENCH_SPY_RATE=400 .venv/bin/python bench/load.py --profile /tmp/prof  # 400 samples/s, not 100
     BENCH_PHASES=1 .venv/bin/python bench/load.py --rate 30 --runs two  # where a POST's time goes
 """
 
@@ -232,7 +233,7 @@ class ServerProcess:
         py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
         self.profiler = subprocess.Popen(  # noqa: S603
             [py_spy, "record", "--pid", str(self.process.pid), "--duration", str(int(seconds)),
-             "--rate", "100", "--format", "raw", "--nonblocking",
+             "--rate", os.environ.get("BENCH_SPY_RATE", "100"), "--format", "raw", "--nonblocking",
              "--output", str(self.profile / f"{name}.txt")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip

@@ -69,7 +69,7 @@ class Bridge:
 
     def __init__(self, viewers: list[tuple[str, Any]]) -> None:
         self.viewers = viewers
-        self.shown: dict[Any, list[bytes]] = {}
+        self.shown: dict[Any, list[int]] = {}
         self.cache: Cache = {}
         self.reads: Reads = {}
 

@@ -150,7 +150,7 @@ def test_every_panel_is_pushed_exactly_when_its_inputs_change(
 ) -> None:
     """Key changed wherever the full render changed; and each panel both changes somewhere and
     stays put somewhere (it is not simply pushed on every change)."""
-    before: dict[tuple[str, Any, str], tuple[bytes, str]] = {}
+    before: dict[tuple[str, Any, str], tuple[int, str]] = {}
     changed: set[tuple[str, str]] = set()
     kept: set[tuple[str, str]] = set()
     for audience, viewer, _, view in _every_view(game):

@@ -34,7 +34,7 @@ class Connection:
         default_factory=lambda: asyncio.Queue(OUTBOX_SIZE)
     )
     last_view: dict[str, Any] | None = None  # what a JSON screen shows now
-    shown: list[bytes] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
+    shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
 
@@ -107,7 +107,7 @@ class Room:
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
     # Panels' HTML by (audience, panel, inputs_key), for those some screen here shows: a cache.
-    panels: dict[tuple[str, str, bytes], bytes] = field(default_factory=dict)
+    panels: dict[tuple[str, str, int], bytes] = field(default_factory=dict)
     reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
 
 

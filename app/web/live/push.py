@@ -22,7 +22,7 @@ from app.web.render import render_panels, render_push, version_marker
 from .connections import Audience, Connection, Format, Room, event_message
 
 log = logging.getLogger(__name__)
-Cache = dict[tuple[str, str, bytes], bytes]
+Cache = dict[tuple[str, str, int], bytes]
 
 
 def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
