@@ -92,7 +92,7 @@ if os.environ.get("BENCH_GC_LOG"):  # to the log: each collection of 5 ms or mor
             started[0] = time.perf_counter()
             return
         took = (time.perf_counter() - started.get(0, time.perf_counter())) * 1000
-        if took >= 5 or info["generation"] == 2:
+        if took >= float(os.environ.get("BENCH_GC_MIN_MS", "5")) or info["generation"] == 2:
             print(f"gc{info['generation']} {time.time():.3f} {took:.1f} ms "
                   f"{info['collected']} collected", file=sys.stderr, flush=True)
     gc.callbacks.append(watch)

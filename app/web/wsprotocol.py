@@ -1,4 +1,5 @@
-"""uvicorn's websocket protocol with permessage-deflate that keeps no state between messages.
+"""uvicorn's websocket protocol with permessage-deflate that keeps no state between messages and
+compresses only large ones.
 
 uvicorn compresses each socket with its own zlib stream kept for the socket's life: ~47 KB per
 socket, more than everything else this server holds for a phone (bench/load.py). With
@@ -6,6 +7,13 @@ socket, more than everything else this server holds for a phone (bench/load.py).
 it, so an idle socket holds none. The price is a little ratio on repeated content; pushes are
 whole HTML panels, which compress well on their own. RFC 7692 lets a server ask this of any
 client that offers the extension, and every browser does.
+
+Messages under 16 KB go uncompressed (RFC 7692 lets a sender leave any message so: its RSV1 bit
+is clear). Those are most pushes after a command (5 KB on average to a station): on a local
+network that is a millisecond of air even at 50 Mbit/s, and deflating them was 7 % of the
+server's CPU at 200 commands/s. What is compressed is where the bytes are: a screen's whole view
+when a phone (re)connects (10-45 KB) and the larger pushes of a new turn, over half of all bytes
+pushed (docs/performance.md, thirteenth pass).
 
 Pings get the care uvicorn does not give them. It answers every ping at once, whatever the pace and
 whether or not the peer reads: one client that sent pings and never read grew the server by 170 MB
@@ -22,10 +30,15 @@ websockets-sansio protocol; tests/test_private_apis.py fails loudly when uvicorn
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+from websockets.extensions.permessage_deflate import (
+    PerMessageDeflate,
+    ServerPerMessageDeflateFactory,
+)
+from websockets.frames import Frame, Opcode
 from websockets.server import ServerProtocol
 
 from app.web.limits import CLOSE_POLICY, Limits, TokenBuckets
@@ -38,10 +51,35 @@ MEM_LEVEL = 5
 # more per push, nothing on a local network, while deflate was the largest single item in a
 # profile of the server under load (docs/performance.md, eighth pass).
 LEVEL = 1
+MIN_DEFLATE_BYTES = 16 * 1024
+
+
+class LargeOnlyDeflate(PerMessageDeflate):
+    """permessage-deflate that sends messages under MIN_DEFLATE_BYTES as they are."""
+
+    def encode(self, frame: Frame) -> Frame:
+        whole = frame.opcode is not Opcode.CONT and frame.fin  # uvicorn sends a message whole
+        if whole and len(frame.data) < MIN_DEFLATE_BYTES:
+            return frame
+        return super().encode(frame)
+
+
+class LargeOnlyDeflateFactory(ServerPerMessageDeflateFactory):
+    def process_request_params(
+        self, params: Sequence[tuple[str, str | None]], accepted_extensions: Sequence[Any]
+    ) -> tuple[list[tuple[str, str | None]], PerMessageDeflate]:
+        answer, agreed = super().process_request_params(params, accepted_extensions)
+        return answer, LargeOnlyDeflate(
+            agreed.remote_no_context_takeover,
+            agreed.local_no_context_takeover,
+            agreed.remote_max_window_bits,
+            agreed.local_max_window_bits,
+            agreed.compress_settings,
+        )
 
 
 def deflate_factory() -> ServerPerMessageDeflateFactory:
-    return ServerPerMessageDeflateFactory(
+    return LargeOnlyDeflateFactory(
         server_no_context_takeover=True,
         client_no_context_takeover=True,
         server_max_window_bits=WINDOW_BITS,
