@@ -37,7 +37,6 @@ class Connection:
     shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
-    pushed_lately: bool = False  # offered a push or an event since the last heartbeat round
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -50,8 +49,6 @@ class Connection:
             self.outbox.put_nowait((version, event, text))
         except asyncio.QueueFull:
             self.drop(CLOSE_TRY_AGAIN)
-        if version is not None:  # not a heartbeat
-            self.pushed_lately = True
 
     def drop(self, code: int) -> None:
         """Close from outside the socket's own task; its receive loop then ends and cleans up."""

@@ -174,16 +174,11 @@ class Hub:
 
     async def _heartbeat_forever(self) -> None:
         # Keeps proxies and phones' radios from idling the socket out, and finds dead sockets.
-        # Any message does that as well (the screens' watchdog counts every message), so a socket
-        # pushed to since the last round gets none: its longest silence is two rounds, under the
-        # watchdog's three. In play most sockets are pushed to every few seconds.
         while True:
             await asyncio.sleep(self._heartbeat_seconds)
             for room in list(self._rooms.values()):
                 for connection in list(room.connections):
-                    if not connection.pushed_lately:
-                        connection.offer(None, heartbeat_message(connection.fmt))
-                    connection.pushed_lately = False
+                    connection.offer(None, heartbeat_message(connection.fmt))
 
 
 GC_THRESHOLD0 = 50_000
