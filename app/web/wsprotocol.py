@@ -10,10 +10,10 @@ client that offers the extension, and every browser does.
 
 Messages under 16 KB go uncompressed (RFC 7692 lets a sender leave any message so: its RSV1 bit
 is clear). Those are most pushes after a command (5 KB on average to a station): on a local
-network that is a millisecond of air even at 50 Mbit/s, and deflating them was 7 % of the
-server's CPU at 200 commands/s. What is compressed is where the bytes are: a screen's whole view
-when a phone (re)connects (10-45 KB) and the larger pushes of a new turn, over half of all bytes
-pushed (docs/performance.md, thirteenth pass).
+network, about a millisecond of air at 50 Mbit/s, and deflating them was 7 % of the server's CPU
+at 200 commands/s. What is compressed is where the bytes are: a screen's whole view when a phone
+(re)connects (10-45 KB), and the larger pushes of a new turn, about half the bytes pushed after
+commands (docs/performance.md, thirteenth pass).
 
 Pings get the care uvicorn does not give them. It answers every ping at once, whatever the pace and
 whether or not the peer reads: one client that sent pings and never read grew the server by 170 MB
