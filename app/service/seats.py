@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
-from app.rules.state import seat_station
+from app.rules.core.state import seat_station
 
 from .commands import NOTIFY_CHANNEL, SessionFactory, Writing, game_key, writing
 from .errors import ServiceError

@@ -22,7 +22,7 @@ from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
-from app.rules.tactic import npc_order
+from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,

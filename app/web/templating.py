@@ -17,7 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
-from app.rules.phases import ACTIONS
+from app.rules.core.phases import ACTIONS
 from app.web.mapmarks import map_marks
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.rules import commands as c
 from app.rules import display_view, gm_view, station_view
-from app.rules.combat import BETWEEN_COMBATS
+from app.rules.core.combat import BETWEEN_COMBATS
 
 from .builders import (
     NOW,

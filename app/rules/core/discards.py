@@ -7,7 +7,7 @@ from .cards import discard
 from .commands import DiscardCards
 from .context import Context
 from .errors import refuse
-from .orders import _acting_station
+from .orders import acting_station
 from .state import Ship, Station, role_label, seat_station, station_key
 
 
@@ -24,7 +24,7 @@ def _station_for(ctx: Context, cmd: DiscardCards) -> tuple[Ship, Station]:
         raise refuse("BAD_COMMAND", "Name the ship and the station whose cards are discarded.")
     else:
         ship_id, station_id = cmd.ship, cmd.station
-    return _acting_station(ctx, cmd.actor, ship_id, station_id)
+    return acting_station(ctx, cmd.actor, ship_id, station_id)
 
 
 def discard_cards(ctx: Context, cmd: DiscardCards) -> None:

@@ -6,12 +6,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from . import weapons as weapon_rules
 from .cards import discard, draw_up
 from .context import Context
-from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
+from .damage import damage_hull, damage_shields, damage_station, first_station
 from .errors import refuse
-from .npc import roll_at_reveal
+from .hooks import HOOKS, defending
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import (
@@ -28,7 +27,6 @@ from .state import (
     role_label,
 )
 from .timing import clear_deadline, set_deadline
-from .zones import cover, manoeuvre
 
 Order = dict[str, Any]
 
@@ -52,7 +50,8 @@ def reveal_and_resolve(ctx: Context) -> None:
         # M-SEATS-2: an override's cards come from the station that gave it, which must still work.
         station = ship["stations"][order.get("from", order["station"])]
         _recheck(ctx, ship, station, order)
-        roll_at_reveal(ctx, ship, station, order)
+        for reveal in HOOKS.at_reveal:
+            reveal(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
         order["played"] = [dict(card_of(state, c)) for c in order["cards"]]
@@ -238,7 +237,8 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
 
 def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
     expire_modifiers(ctx, "manoeuvre")  # last turn's evasive ends here
-    weapon_rules.before_manoeuvre(ctx, orders)  # M-WEAPONS-2: releases and breaking free
+    for hook in HOOKS.before_manoeuvre:  # M-WEAPONS-2: releases and breaking free
+        hook(ctx, orders)
     for order in orders:
         ship = ctx.state["ships"][order["ship"]]
         value, _ = action_value(ctx, order)
@@ -259,8 +259,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
                 value=value,
             )
             continue
-        if "zone" in order:
-            manoeuvre(ctx, ship, order["zone"], value)
+        if any(move(ctx, ship, order, value) for move in HOOKS.move):
             continue
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
@@ -268,7 +267,8 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         route: dict[str, Any] = {"from": list(before), "to": [x, y]}  # "from" is a keyword
         text = f"{ship['name']} moved from {before} to {(x, y)}."
         ctx.emit("ShipMoved", text, ship=ship["id"], **route)
-    weapon_rules.after_manoeuvre(ctx)
+    for pull in HOOKS.after_manoeuvre:  # M-WEAPONS-2: grapples hold
+        pull(ctx)
     return False
 
 
@@ -376,8 +376,7 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
 
 
 def step_attacks(ctx: Context, orders: list[Order]) -> bool:
-    if weapon_rules.on(ctx.state):  # M-WEAPONS: launchers, point defence and strikes around G-HIT
-        weapon_rules.step_attacks(ctx, orders)
+    if any(step(ctx, orders) for step in HOOKS.attacks):  # M-WEAPONS: launchers around G-HIT
         return False
     for order in orders:
         attack(ctx, order)
@@ -427,7 +426,7 @@ def attack(
     assert band is not None
     value, value_parts = action_value(ctx, order)
     attack_mods = modifiers_for(ctx, ship["id"], "attack")
-    defence_mods = modifiers_for(ctx, target["id"], "defence") + cover(state, ship, target)
+    defence_mods = modifiers_for(ctx, target["id"], "defence") + defending(state, ship, target)
     roll = ctx.dice.roll(6)
     defence = target["defence"]
     score = (
@@ -442,7 +441,7 @@ def attack(
     text = (
         f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
         f"{' (' + aimed + ')' if aimed else ''}: "
-        f"{_breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
+        f"{breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
         f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {far}): "
         f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}."
     )
@@ -485,7 +484,7 @@ def attack(
     return event
 
 
-def _breakdown(parts: list[list[Any]], roll: int, defence: int, defending: list[list[Any]]) -> str:
+def breakdown(parts: list[list[Any]], roll: int, defence: int, defending: list[list[Any]]) -> str:
     text = " ".join(_term(i, name, v) for i, (name, v) in enumerate(parts))
     text += f" + d6 {roll} − (Defence {defence}"
     text += "".join(f" {'+' if v >= 0 else '−'} {name} {abs(v)}" for name, v in defending)
@@ -517,15 +516,15 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             points -= damage_station(
                 ctx, target, target["stations"][hit["target_station"]], share, hit["cause"]
             )
-        if "syshit" in state["modules"]:
-            points -= _system_hit(ctx, target, points, hit["cause"])
+        for divert in HOOKS.hull_hit:
+            points -= divert(ctx, target, points, hit["cause"])
         if points > 0:
             hull_damage[target["id"]] = hull_damage.get(target["id"], 0) + points
     prompts: dict[str, dict[str, Any]] = {}
     for ship_id, points in hull_damage.items():
         ship = state["ships"][ship_id]
         engineering = first_station(ship, "engineering")
-        random_allocation = {"starmada", "syshit"} & set(state["modules"])
+        random_allocation = any(by_dice(state) for by_dice in HOOKS.random_allocation)
         if points >= 2 and engineering and manned(state, engineering) and not random_allocation:
             prompts[ship_id] = {"hull_damage": points, "answered": False, "allocations": {}}
         else:
@@ -547,37 +546,6 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             deadline=ctx.now + seconds,
         )
     return True
-
-
-def _system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
-    """M-SYSHIT: a d20 on the scenario's table picks the system; a station hit takes half the
-    Hull damage (rounded down), and at least 1 point always stays on the Hull."""
-    roll = ctx.dice.roll(20)
-    system = next(
-        (name for low, high, name in ctx.state["settings"]["hit_table"] if low <= roll <= high),
-        "hull",
-    )
-    station = first_station(ship, system) if system not in ("hull", "shields") else None
-    if system == "shields":  # the shield generator (G-SHIP-2), as far as it has boxes left
-        share = min(points // 2, health(ship["shields"]))
-    else:
-        share = points // 2 if station is not None else 0
-    ctx.emit(
-        "SystemHitRolled",
-        f"System hit on {ship['name']}: d20 {roll} → {system}"
-        f"{f', {share} damage diverted there' if share else ''}.",
-        ship=ship["id"],
-        purpose="system hit",
-        roll=roll,
-        system=system,
-        points=share,
-    )
-    if share and station is not None:
-        return damage_station(ctx, ship, station, share, cause)
-    if share:
-        for _ in range(share):
-            damage_shields_box(ctx, ship)
-    return share
 
 
 def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str | None) -> None:
