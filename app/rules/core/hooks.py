@@ -36,6 +36,9 @@ class Hooks:
     after_command: list[Callable[[Context, str], None]] = field(default_factory=list)
     # (ctx): as the Orders phase opens, after the cards are drawn.
     orders_open: list[Callable[[Context], None]] = field(default_factory=list)
+    # (state): what the module keeps only for one combat (torpedoes in flight, say) is cleared,
+    # as a combat ends and again as the next one starts (G-END-3).
+    between_combats: list[Callable[[State], None]] = field(default_factory=list)
     # (ctx): after the GM frees a station.
     seat_freed: list[Callable[[Context], None]] = field(default_factory=list)
 
