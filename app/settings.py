@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     command_burst: int = 20
     anonymous_rate: float = 5.0
     anonymous_burst: int = 40
+    # Seats one client address may hold in one game (a phone holds one). On the venue's own
+    # network every phone has its own address; behind a NAT (a hosted server) raise it to the
+    # table's size. Enough for one ship's crew and a spare pair, never a whole 18-station game.
+    seats_per_address: int = Field(default=6, ge=1)
 
     @field_validator("database_url")
     @classmethod
