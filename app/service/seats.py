@@ -303,7 +303,7 @@ async def revoke_seat(
         )
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
-        await _end_seats(game, [seat])
+        await end_seats(game, [seat])
     seats_ended(key)
     return game.version
 
@@ -326,12 +326,12 @@ async def free_address(
         ).all()
         if not seats:
             raise ServiceError("NO_SUCH_SEAT", "No seat of this game is held from that address.")
-        await _end_seats(game, seats)
+        await end_seats(game, seats)
     seats_ended(key)
     return len(seats)
 
 
-async def _end_seats(game: Writing, seats: Sequence[Seat]) -> None:
+async def end_seats(game: Writing, seats: Sequence[Seat]) -> None:
     """Seats' tokens stop working and their crews are unseated, in the caller's transaction."""
     for seat in seats:
         seat.revoked_at = datetime.now(UTC)
