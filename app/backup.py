@@ -80,33 +80,35 @@ async def export_game(
 ) -> dict[str, Any]:
     """Everything needed to play a game on elsewhere; `game_ref` is its id or join code."""
     async with session_factory() as session:
-        game = await _find(session, game_ref)
-        events = (
-            await session.scalars(
-                select(Event).where(Event.game_id == game.id).order_by(Event.version, Event.seq)
-            )
-        ).all()
-        seats = (
-            await session.scalars(
-                select(Seat).where(Seat.game_id == game.id).order_by(Seat.created_at)
-            )
-        ).all()
-        commands = (
-            await session.scalars(
-                select(AppliedCommand)
-                .where(AppliedCommand.game_id == game.id)
-                .order_by(AppliedCommand.version)
-            )
-        ).all()
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            # The whole state, catalogue included, as every format has carried it.
-            "game": {**_row(game, skip=("cards",)), "state": game.whole_state},
-            "events": [_row(e, skip=("id", "game_id")) for e in events],
-            "seats": [_row(s, skip=("game_id",)) for s in seats],
-            "applied_commands": [_row(c, skip=("game_id",)) for c in commands],
-        }
+        return await export_of(session, await _find(session, game_ref))
+
+
+async def export_of(session: AsyncSession, game: Game) -> dict[str, Any]:
+    """A game's export, read in the caller's session (and transaction)."""
+    events = (
+        await session.scalars(
+            select(Event).where(Event.game_id == game.id).order_by(Event.version, Event.seq)
+        )
+    ).all()
+    seats = (
+        await session.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.created_at))
+    ).all()
+    commands = (
+        await session.scalars(
+            select(AppliedCommand)
+            .where(AppliedCommand.game_id == game.id)
+            .order_by(AppliedCommand.version)
+        )
+    ).all()
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        # The whole state, catalogue included, as every format has carried it.
+        "game": {**_row(game, skip=("cards",)), "state": game.whole_state},
+        "events": [_row(e, skip=("id", "game_id")) for e in events],
+        "seats": [_row(s, skip=("game_id",)) for s in seats],
+        "applied_commands": [_row(c, skip=("game_id",)) for c in commands],
+    }
 
 
 async def _find(session: AsyncSession, game_ref: str) -> Game:

@@ -36,6 +36,7 @@ from app.service import (
     view_for,
 )
 from app.service.commands import command_fields, game_key
+from app.service.games import games_held
 from app.service.seats import free_address, seen_recently
 
 from .fields import decimal_number, is_whole_number, plain_form_text, whole_number
@@ -72,12 +73,20 @@ GmOnly = Annotated[None, Depends(gm_only)]
 
 
 @router.get("/gm", response_class=HTMLResponse)
-async def lobby(request: Request) -> Response:
+async def lobby(request: Request, session_factory: SessionFactoryDep) -> Response:
     token = csrf_token(request)
     scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    held = await games_held(session_factory)
+    settings = request.app.state.settings
     return page(
         render_template(
-            "gm_lobby.html", scenarios=scenarios, modules=MODULES, csrf=token, error=None
+            "gm_lobby.html",
+            scenarios=scenarios,
+            modules=MODULES,
+            csrf=token,
+            error=None,
+            games_held=held,
+            expiry=settings,
         ),
         token,
     )
