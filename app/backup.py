@@ -45,6 +45,7 @@ from app.rules import (
     shared_view,
     station_view,
 )
+from app.service import ServiceError
 from app.service.commands import canonical, deadline_columns, sender_of, writing
 from app.service.games import JOIN_ALPHABET, token_hash
 from app.service.seats import end_seats, seats_ended
@@ -475,6 +476,8 @@ async def import_game(
             "The export clashes with what this server holds (a seat token, a join code or an "
             "event given twice); nothing was imported.",
         ) from error
+    except ServiceError as error:  # the engine refused to free a seat: the file is at fault
+        raise BackupError(error.code, f"{error.message} Nothing was imported.") from error
     if freed:
         seats_ended(game_id)
     return Imported(str(game_id), join_code, gm_token, len(freed))
