@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect
 
 from app.settings import Settings
 from app.web.logs import redact
-from app.web.wsprotocol import WS_PROTOCOL
+from app.web.protocols import WS_PROTOCOL
 from tests.server.conftest import AsyncTable, LiveServer, next_message
 
 LOGGERS = ("uvicorn.access", "uvicorn.error")
