@@ -82,14 +82,22 @@ GmOnly = Annotated[None, Depends(gm_only)]
 
 @router.get("/gm", response_class=HTMLResponse)
 async def lobby(request: Request) -> Response:
+    return lobby_page(request)
+
+
+def lobby_page(request: Request, error: ServiceError | None = None) -> HTMLResponse:
+    """The lobby, with the reason the last game could not be made if it could not."""
     token = csrf_token(request)
     scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
-    return page(
-        render_template(
-            "gm_lobby.html", scenarios=scenarios, modules=MODULES, csrf=token, error=None
-        ),
-        token,
+    html = render_template(
+        "gm_lobby.html",
+        scenarios=scenarios,
+        modules=MODULES,
+        csrf=token,
+        error=error.message if error else None,
+        error_code=error.code if error else None,
     )
+    return page(html, token, error.status if error else 200)
 
 
 @router.post("/gm")
@@ -108,20 +116,7 @@ async def new_game(
             session_factory, scenario, chosen, switched_on, modules_off=switched_off
         )
     except ServiceError as error:
-        token = csrf_token(request)
-        scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
-        return page(
-            render_template(
-                "gm_lobby.html",
-                scenarios=scenarios,
-                modules=MODULES,
-                csrf=token,
-                error=error.message,
-                error_code=error.code,
-            ),
-            token,
-            error.status,
-        )
+        return lobby_page(request, error)
     response = RedirectResponse(f"/gm/{game_id}", status_code=303)
     set_cookie(response, gm_cookie(game_id), gm_token)
     return response

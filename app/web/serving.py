@@ -1,11 +1,11 @@
 """How uvicorn serves the app: the options `bridgecrew serve` and the tests' servers share.
 
 Each bounds what one client can make the server hold or wait for:
-* h11, not uvicorn's default httptools: httptools reads request headers of any size (one 100 MB
-  header stalled every client), while h11 answers 400 and closes the connection once more than
-  `max_header_bytes` of a request's first line and headers wait for their end. (A head that
-  arrives whole in one read, at most 256 KB, is parsed: a connection holds the cap plus one read
-  at most.) Websockets, which carry the pushes, leave h11 after the handshake.
+* h11, not uvicorn's default httptools: httptools reads request headers of any size (one huge
+  header stalls every client while it is read), while h11 answers 400 and closes the connection
+  once more than `max_header_bytes` of a request's first line and headers wait for their end.
+  (A head that arrives whole in one read, at most 256 KB, is parsed: a connection holds the cap
+  plus one read at most.) Websockets, which carry the pushes, leave h11 after the handshake.
 * a deadline for those headers, and open connections per client address capped
   (app.web.protocols), which uvicorn has no setting for;
 * websocket frames up to `ws_max_frame_bytes`, and pings paced like frames (app.web.protocols);

@@ -424,7 +424,7 @@ async def test_a_slow_view_does_not_hold_other_requests(
 ) -> None:
     """However long one game's view takes to build (a game at the cap on ships, read over and
     over by strangers), it is built off the event loop: /healthz is answered meanwhile."""
-    real = games.display_view
+    real = games.display_view  # type: ignore[attr-defined]
 
     def slow_display_view(*args: Any, **kwargs: Any) -> Any:
         time.sleep(1.0)  # as long as a view of a very large game
