@@ -22,7 +22,7 @@ from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
-from app.web.reading import read_view
+from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
@@ -269,7 +269,7 @@ async def get_view(
 ) -> Response:
     """The caller's view: a seat's station view, the GM's view, or (no token) the projector's."""
     version, view = await read_view(session_factory, game_id, caller.viewer)
-    return await asyncio.to_thread(view_answer, version, view)
+    return await off_loop(view_answer, version, view)
 
 
 def view_answer(version: int, view: dict[str, Any]) -> Response:

@@ -8,7 +8,6 @@ the refusal as a toast with the server's {code, message}.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import secrets
 import uuid
@@ -23,6 +22,7 @@ from app.service import ServiceError, run_command
 from app.service.commands import SessionFactory
 
 from .fields import plain_form_text
+from .reading import off_loop
 from .render import Audience, render_page, render_push, render_template, render_toast
 
 CSRF_COOKIE = "bc_csrf"
@@ -88,7 +88,7 @@ async def screen_page(
 ) -> HTMLResponse:
     """A screen's whole page; `extra` holds what only some screens show (the join QR)."""
     token = csrf_token(request)
-    html = await asyncio.to_thread(
+    html = await off_loop(
         render_page,
         audience,
         view,
@@ -103,7 +103,7 @@ async def screen_page(
 
 async def panels(audience: Audience, version: int, view: dict[str, Any]) -> HTMLResponse:
     """Every panel of a screen, out of band: what a screen fetches when it wakes up."""
-    html = await asyncio.to_thread(render_push, audience, view, version)
+    html = await off_loop(render_push, audience, view, version)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
