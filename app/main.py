@@ -27,7 +27,7 @@ from app.web.serving import raise_file_limit
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
-_DEFAULT = Settings.model_construct()  # the limits as shipped, for the API's description
+SHIPPED = Settings.model_construct()  # the limits as shipped, for the API's description
 
 DESCRIPTION = f"""
 Starship combat for LARP events. One server holds each game; phones, the GM's dashboard and the
@@ -46,18 +46,18 @@ endpoint.
 **Errors.** Every 4xx and 5xx body is `{{"code": ..., "message": ...}}`.
 
 **Limits** (as shipped; the server's settings may change them). Bodies up to
-{_DEFAULT.max_body_bytes // 1024} KiB (413 `TOO_LARGE`), arriving within
-{_DEFAULT.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`). Per seat or GM token,
-{_DEFAULT.command_rate:g} commands a second with bursts of {_DEFAULT.command_burst}; per address
+{SHIPPED.max_body_bytes // 1024} KiB (413 `TOO_LARGE`), arriving within
+{SHIPPED.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`). Per seat or GM token,
+{SHIPPED.command_rate:g} commands a second with bursts of {SHIPPED.command_burst}; per address
 for everything else (no token, a token that opens nothing here, creating games and joining them)
-{_DEFAULT.anonymous_rate:g} a second with bursts of {_DEFAULT.anonymous_burst} (429
-`RATE_LIMITED`, with `Retry-After`). Per address at once: {_DEFAULT.connections_per_address}
-connections (503 `TOO_MANY_CONNECTIONS`) and {_DEFAULT.sockets_per_address} websockets.
+{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst} (429
+`RATE_LIMITED`, with `Retry-After`). Per address at once: {SHIPPED.connections_per_address}
+connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} websockets.
 
 **Websockets.** `/ws/station/{{id}}`, `/ws/gm/{{id}}` (token as `Authorization: Bearer`, or
 `?token=`), `/ws/display/{{id}}` push the screen's view (HTML fragments for htmx, or JSON with
 `?format=json`) on connect and after every change; `/ws/events/{{id}}?after=N` streams public
-events as JSON. Clients send nothing: a frame over {_DEFAULT.ws_max_frame_bytes // 1024} KiB
+events as JSON. Clients send nothing: a frame over {SHIPPED.ws_max_frame_bytes // 1024} KiB
 closes the socket with 1009, a flood of frames with 1008. A page on another site is refused
 (1008 `CROSS_SITE`), as is a freed seat (1008 `SEAT_FREED`); a socket over its address's cap is
 closed with 4429 `TOO_MANY_SOCKETS`.

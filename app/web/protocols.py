@@ -33,11 +33,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
+from app.settings import Settings
 from app.web.limits import CLOSE_POLICY, TokenBuckets, address_key
 
 log = logging.getLogger("uvicorn.error")
 
 WS_PROTOCOL = "app.web.protocols:PacedPings"
+SHIPPED = Settings.model_construct()  # the defaults, for a server started without the settings
 # Where headers end: an empty line, with or without carriage returns (h11 accepts both).
 HEAD_END = re.compile(rb"\n\r?\n")
 
@@ -83,7 +85,7 @@ class HeadDeadline(asyncio.Protocol):
         app_state: dict[str, Any],
         _loop: asyncio.AbstractEventLoop | None = None,
         *,
-        timeout: float = 20.0,
+        timeout: float = SHIPPED.header_timeout_s,
         connections: OpenConnections | None = None,
     ) -> None:
         self.inner = H11Protocol(
@@ -210,7 +212,11 @@ class WatchedTransport:
 
 class PacedPings(WebSocketsSansIOProtocol):
     def __init__(
-        self, *args: Any, ping_rate: float = 20.0, ping_burst: int = 60, **kwargs: Any
+        self,
+        *args: Any,
+        ping_rate: float = SHIPPED.ws_frame_rate,
+        ping_burst: int = SHIPPED.ws_frame_burst,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.pings = TokenBuckets(ping_rate, ping_burst)
