@@ -12,7 +12,7 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlalchemy import text
 
@@ -23,6 +23,7 @@ from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
+from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
@@ -271,13 +272,18 @@ async def free_seat(
     return VersionOut(version=version)
 
 
-@router.get("/games/{game_id}/view")
+@router.get("/games/{game_id}/view", response_model=ViewOut)
 async def get_view(
     game_id: GameId, caller: ApiCaller, session_factory: SessionFactoryDep
-) -> ViewOut:
+) -> Response:
     """The caller's view: a seat's station view, the GM's view, or (no token) the projector's."""
-    version, view = await service.current_view(session_factory, game_id, caller.viewer)
-    return ViewOut(version=version, view=view)
+    version, view = await read_view(session_factory, game_id, caller.viewer)
+    return await off_loop(view_answer, version, view)
+
+
+def view_answer(version: int, view: dict[str, Any]) -> Response:
+    """ViewOut as JSON, encoded here rather than by FastAPI: it is as large as the view."""
+    return JSONResponse({"version": version, "view": view})
 
 
 @router.post(

@@ -6,6 +6,7 @@ reload, a phone that slept or a restarted server brings the player straight back
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 import secrets
@@ -13,6 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup
 
 from app.content import load_catalogue
 from app.deps import SessionFactoryDep, seat_cookie
@@ -72,7 +74,14 @@ def _is_loopback(host: str) -> bool:
 
 def join_qr(request: Request, code: str) -> dict[str, Any]:
     url = join_url(request, code)
-    return {"join_code": code, "join_url": url, "join_qr": qr_svg(url)}
+    return {"join_code": code, "join_url": url, "join_qr": drawn_qr(url)}
+
+
+@functools.lru_cache(maxsize=256)
+def drawn_qr(url: str) -> Markup:
+    """A game's join link drawn once: drawing a QR code is far more work than the page around it,
+    and the projector's and the GM's pages are opened again and again."""
+    return qr_svg(url)
 
 
 def _choices(state: dict[str, Any]) -> dict[str, Any]:
