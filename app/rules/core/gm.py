@@ -8,6 +8,7 @@ from typing import Any
 from ..content import MODULES
 from . import commands as c
 from .cards import draw_up, enforce_limit, return_skill_cards
+from .combat import check_open_to_players
 from .context import Context
 from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
@@ -363,6 +364,7 @@ def _new_ship_id(ships: dict[str, Any], name: str, fallback: str) -> str:
 def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     station = get_station(ship, cmd.station)
+    check_open_to_players(ship)
     if station["crew"] is not None:
         raise refuse("STATION_TAKEN", f"{role_label(station)} of {ship['name']} is already manned.")
     name = cmd.name.strip()
