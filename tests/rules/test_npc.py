@@ -205,4 +205,5 @@ def test_m_npc_1_setting_a_crew_tells_only_the_gm() -> None:
     crew_set = one(events, "NpcCrewSet")
     for viewer in ("display", ("seat", seat_of("kestrel", "weapons"))):
         assert event_view(crew_set, viewer) is None
-    assert event_view(crew_set, "gm")["secret"] == {"quality": "exceptional", "auto": True}
+    told = event_view(crew_set, "gm")
+    assert told is not None and told["secret"] == {"quality": "exceptional", "auto": True}
