@@ -155,3 +155,14 @@ def test_g_card_5_discarding_a_card_in_the_order_aboard_an_added_ship_is_refused
     )
     error = refused(state, c.DiscardCards(cards=(hand[0],), actor=seat, now=NOW), "CARD_IN_ORDER")
     assert "part of your order" in error.message
+
+
+# rule: G-SHIP-1 (issue 31: a game holds at most eight ships, as many as the projector shows)
+def test_g_ship_1_a_ninth_ship_is_refused_with_a_code() -> None:
+    state = started(game())  # Kestrel and Rustjaw
+    for n in range(6):
+        state = run(state, _wave(name=f"Wave {n}", x=n))
+    assert len(state["ships"]) == 8
+    state = run(state, c.DestroyShip(ship="wave-0"))  # a wreck still takes its place
+    error = refused(state, _wave(name="Wave 9"), "TOO_MANY_SHIPS")
+    assert "at most 8 ships" in error.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..content import MODULES
+from ..content import MODULES, SHIPS_MAX
 from . import commands as c
 from .cards import draw_up, enforce_limit, return_skill_cards
 from .combat import check_open_to_players
@@ -304,6 +304,11 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     if not 1 <= len(name) <= 60:
         raise refuse("BAD_NAME", "A ship's name is 1 to 60 characters.")
     ships = ctx.state["ships"]
+    if len(ships) >= SHIPS_MAX:  # destroyed ones too: they stay on every screen
+        raise refuse(
+            "TOO_MANY_SHIPS",
+            f"A game holds at most {SHIPS_MAX} ships, as many as the projector shows.",
+        )
     if any(s["name"].casefold() == name.casefold() for s in ships.values()):
         raise refuse("NAME_TAKEN", f"There is already a ship called {name}.")
     if not SIDE.fullmatch(cmd.side):
