@@ -135,3 +135,34 @@ def test_g_ship_1_only_the_gm_adds_ships() -> None:
     state = game()
     refused(state, replace(_wave(), actor=c.Actor.for_seat("kestrel-pilot")), "GM_ONLY")
     assert apply(state, replace(_wave(), actor=GM))[0]["ships"]["iron-maw"]
+
+
+# rule: G-CARD-5 (issue 31: an added ship's cards are read through the catalogue it uses)
+def test_g_card_5_discarding_a_card_in_the_order_aboard_an_added_ship_is_refused_with_a_code() -> (
+    None
+):
+    state, events = run_events(started(game()), _wave(crew="players"))
+    added = one(events, "ShipAdded")["ship"]
+    seat = c.Actor.for_seat("wave-pilot")
+    state = run(state, c.SeatCrew(ship=added, station="pilot", seat="wave-pilot", name="W"))
+    hand = state["ships"][added]["stations"]["pilot"]["hand"]
+    assert hand and all(card not in state["cards"] for card in hand)  # copies named in piles only
+    state = run(
+        state,
+        c.SubmitOrder(
+            ship=added, station="pilot", action="evasive", cards=(hand[0],), actor=seat, now=NOW
+        ),
+    )
+    error = refused(state, c.DiscardCards(cards=(hand[0],), actor=seat, now=NOW), "CARD_IN_ORDER")
+    assert "part of your order" in error.message
+
+
+# rule: G-SHIP-1 (issue 31: a game holds at most eight ships, as many as the projector shows)
+def test_g_ship_1_a_ninth_ship_is_refused_with_a_code() -> None:
+    state = started(game())  # Kestrel and Rustjaw
+    for n in range(6):
+        state = run(state, _wave(name=f"Wave {n}", x=n))
+    assert len(state["ships"]) == 8
+    state = run(state, c.DestroyShip(ship="wave-0"))  # a wreck still takes its place
+    error = refused(state, _wave(name="Wave 9"), "TOO_MANY_SHIPS")
+    assert "at most 8 ships" in error.message

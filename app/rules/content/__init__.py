@@ -57,6 +57,9 @@ CREWS = ("players", "npc")
 # M-NPC-1: an NPC ship's Crew Quality, lowest first; its rating is its place here + 1.
 QUALITIES = ("basic", "proficient", "talented", "exceptional")
 CARD_VALUE_MAX = 9
+# Ships in one game, whether a scenario places them or the GM adds them: as many as the projector
+# shows side by side (two columns of four), which also bounds what every view carries.
+SHIPS_MAX = 8
 
 
 def range_band_for(distance: int) -> RangeBand | None:
@@ -478,6 +481,8 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         )
     if len(ships) < 2:
         raise sheet.error("ships", f"a battle needs at least two ships, found {len(ships)}")
+    if len(ships) > SHIPS_MAX:
+        raise sheet.error("ships", f"a battle holds at most {SHIPS_MAX} ships, found {len(ships)}")
     duplicate = first_duplicate(s.id for s in ships)
     if duplicate:
         raise ContentError(

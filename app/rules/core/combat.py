@@ -22,6 +22,20 @@ def out_of_the_fight(ship: dict[str, Any]) -> str | None:
     return out
 
 
+def check_open_to_players(ship: dict[str, Any]) -> None:
+    """Players sit only on players' ships that can still fight, whichever way they ask: the GM
+    crews an NPC ship, and nobody boards a ship that is out of the fight."""
+    if ship["crew"] != "players":
+        raise refuse(
+            "NOT_A_PLAYERS_SHIP", f"{ship['name']} is crewed by the GM: players sit only on theirs."
+        )
+    why = out_of_the_fight(ship)
+    if why == "destroyed":
+        raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+    if why is not None:
+        raise refuse("SHIP_OUT", f"{ship['name']} has {OUT_REASONS[why]}: it is out of the fight.")
+
+
 def can_end(state: State) -> dict[str, Any] | None:
     """G-END-1: during a combat, a side none of whose ships can fight any more, and why."""
     if state["phase"] == "downtime":

@@ -8,7 +8,7 @@ from .commands import DiscardCards
 from .context import Context
 from .errors import refuse
 from .orders import acting_station
-from .state import Ship, Station, role_label, seat_station, station_key
+from .state import Ship, Station, card_of, role_label, seat_station, station_key
 
 
 def _station_for(ctx: Context, cmd: DiscardCards) -> tuple[Ship, Station]:
@@ -39,7 +39,7 @@ def discard_cards(ctx: Context, cmd: DiscardCards) -> None:
         if card_id not in station["hand"]:
             raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
         if card_id in ordered:
-            name = ctx.state["cards"][card_id]["name"]
+            name = card_of(ctx.state, card_id)["name"]
             raise refuse(
                 "CARD_IN_ORDER",
                 f"{name} is part of your order: take the order back before discarding it.",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..content import MODULES
+from ..content import MODULES, SHIPS_MAX
 from . import commands as c
 from .cards import draw_up, enforce_limit, return_skill_cards
+from .combat import check_open_to_players
 from .context import Context
 from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
@@ -303,6 +304,11 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     if not 1 <= len(name) <= 60:
         raise refuse("BAD_NAME", "A ship's name is 1 to 60 characters.")
     ships = ctx.state["ships"]
+    if len(ships) >= SHIPS_MAX:  # destroyed ones too: they stay on every screen
+        raise refuse(
+            "TOO_MANY_SHIPS",
+            f"A game holds at most {SHIPS_MAX} ships, as many as the projector shows.",
+        )
     if any(s["name"].casefold() == name.casefold() for s in ships.values()):
         raise refuse("NAME_TAKEN", f"There is already a ship called {name}.")
     if not SIDE.fullmatch(cmd.side):
@@ -363,6 +369,7 @@ def _new_ship_id(ships: dict[str, Any], name: str, fallback: str) -> str:
 def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     station = get_station(ship, cmd.station)
+    check_open_to_players(ship)
     if station["crew"] is not None:
         raise refuse("STATION_TAKEN", f"{role_label(station)} of {ship['name']} is already manned.")
     name = cmd.name.strip()

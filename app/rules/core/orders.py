@@ -81,12 +81,11 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         for record in HOOKS.record_override:
             record(ctx.state, ship, hand, order)
     key = station_key(ship, station)
-    replaced = key in ctx.state["orders"]
     ctx.state["orders"][key] = order
+    # Until the reveal the room hears the same words for an order, a replaced one and a pass.
     ctx.emit(
         "OrderGiven",
-        f"{role_label(station)} of {ship['name']} "
-        f"{'changed its orders' if replaced else 'gave orders'}.",
+        f"{role_label(station)} of {ship['name']} is ready.",
         log=False,
         ship=ship["id"],
         station=station["id"],

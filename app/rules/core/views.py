@@ -123,21 +123,30 @@ def _ships(state: State) -> list[View]:
     return ships
 
 
+def _players(ship: dict[str, Any]) -> bool:
+    return bool(ship["side"] == "players" or ship["crew"] == "players")
+
+
 def _distances(state: State) -> list[View]:
+    """The distances the screens show, not every pair: from each players' ship to every other
+    ship (the tables, a phone's contacts and targets, the GM's NPC orders against the players)."""
     ships = ships_in_order(state)
-    out = []
-    for i, a in enumerate(ships):
-        for b in ships[i + 1 :]:
-            band = range_band(a, b)
-            out.append(
-                {
-                    "a": a["id"],
-                    "b": b["id"],
-                    "squares": distance(a, b),  # zone steps on a zone map
-                    "band": band.label if band else "Out of range",
-                }
-            )
-    return out
+    return [
+        _distance(a, b)
+        for i, a in enumerate(ships)
+        for b in ships[i + 1 :]
+        if _players(a) or _players(b)
+    ]
+
+
+def _distance(a: dict[str, Any], b: dict[str, Any]) -> View:
+    band = range_band(a, b)
+    return {
+        "a": a["id"],
+        "b": b["id"],
+        "squares": distance(a, b),  # zone steps on a zone map
+        "band": band.label if band else "Out of range",
+    }
 
 
 def _revealed(state: State) -> View | None:
@@ -229,6 +238,9 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
         return view
     ship, station = found
+    if not _players(ship):  # a seat kept from before NPC ships were closed to players
+        others = [s for s in ships_in_order(state) if s is not ship and not _players(s)]
+        view["distances"] = [*view["distances"], *(_distance(ship, s) for s in others)]
     key = station_key(ship, station)
     order = state["orders"].get(key)
     allocation = None

@@ -261,14 +261,13 @@ def set_npc(ctx: Context, cmd: SetNpc) -> None:
     if cmd.auto is not None:
         settings["auto"] = cmd.auto
     ship["npc"] = settings
+    # Crew Quality and automation are the GM's (M-NPC-1/2): the event says nothing to anyone else.
     ctx.emit(
         "NpcCrewSet",
-        f"GM set {ship['name']}'s crew: {settings['quality'].capitalize()}, "
-        f"{'automatic' if settings['auto'] else 'orders by the GM'}.",
+        "",
         log=False,
         ship=ship["id"],
-        quality=settings["quality"],
-        auto=settings["auto"],
+        secret={"quality": settings["quality"], "auto": settings["auto"]},
     )
     if ctx.state["phase"] == "orders" and settings["auto"]:
         give_orders(ctx, only=ship["id"])

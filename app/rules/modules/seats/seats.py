@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.cards import draw_up, enforce_limit, is_skill, return_skill_cards
+from ...core.combat import check_open_to_players
 from ...core.commands import ChangePosition
 from ...core.context import Context
 from ...core.errors import refuse
@@ -33,9 +34,12 @@ def _require_module(state: State) -> None:
         raise refuse("MODULE_OFF", "Moving about the bridge needs the seats module (GM).")
 
 
-def free(state: State, station: Station) -> bool:
-    """Nobody works it: empty, or its character is unconscious or dead (M-SEATS-3)."""
-    return station["crew"] is None or not manned(state, station)
+def free(state: State, ship: Ship, station: Station) -> bool:
+    """Nobody works it: empty, or its character is unconscious or dead (M-SEATS-3). An NPC ship's
+    empty station is worked by its crew, so it is never free."""
+    if station["crew"] is None:
+        return bool(ship["crew"] == "players")
+    return not manned(state, station)
 
 
 def change_position(ctx: Context, cmd: ChangePosition) -> None:
@@ -59,9 +63,10 @@ def change_position(ctx: Context, cmd: ChangePosition) -> None:
         return
     if ship["destroyed"]:
         raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+    check_open_to_players(ship)
     if not manned(state, here):
         raise refuse("CREW_INCAPACITATED", "Your character cannot move: they are unconscious.")
-    if free(state, there):
+    if free(state, ship, there):
         moves.pop(seat, None)
         move(ctx, ship, here, there)
         settle(ctx)
@@ -137,7 +142,7 @@ def settle(ctx: Context) -> None:
                 break
             ship, here = found
             there = ship["stations"][wish["to"]]
-            if free(state, there):
+            if free(state, ship, there):
                 del moves[seat]
                 move(ctx, ship, here, there)
                 changed = True
@@ -155,7 +160,7 @@ def override_target(state: State, ship: Ship, station: Station, target_id: str) 
         raise refuse("OWN_STATION", "Give your own station's order the usual way.")
     if target["role"] == "captain":
         raise refuse("OVERRIDE_COMMAND", "Nobody can give the Captain's Command for them.")
-    if not free(state, target) and operational(target):
+    if not free(state, ship, target) and operational(target):
         raise refuse(
             "STATION_MANNED",
             f"{role_label(target)} is manned and working: only an unmanned or down station "
