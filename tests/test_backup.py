@@ -19,8 +19,8 @@ from app.content import load_catalogue
 from app.db.session import create_engine, create_session_factory
 from app.rules import Actor, Command, RulesError, apply, new_game, rng
 from app.rules.bot import seat_table, table_command
-from app.rules.core.commands import AddShip, SetModule
 from app.rules.content import MODULES
+from app.rules.core.commands import AddShip, SetModule
 from app.service import (
     canonical,
     create_game,
