@@ -11,6 +11,7 @@ from typing import Any
 from . import rng
 from .content import Catalogue, RangeBand, Scenario, band_index, range_band_for
 from .errors import refuse
+from .messages import Message, message
 from .rng import Dice
 from .sheets import build_ship, own_card_id, sheets_of
 from .zone_bands import zone_band_for
@@ -140,7 +141,7 @@ def card_of(state: State, card_id: str) -> dict[str, Any]:
 def get_ship(state: State, ship_id: Any) -> Ship:
     ship: Ship | None = state["ships"].get(ship_id) if isinstance(ship_id, str) else None
     if ship is None:
-        raise refuse("NO_SUCH_SHIP", f"There is no ship called {ship_id!r} in this game.")
+        raise refuse("NO_SUCH_SHIP", ship=str(ship_id))
     return ship
 
 
@@ -149,7 +150,7 @@ def get_station(ship: Ship, station_id: Any) -> Station:
         ship["stations"].get(station_id) if isinstance(station_id, str) else None
     )
     if station is None:
-        raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
+        raise refuse("NO_SUCH_STATION", ship=ship["name"], station=str(station_id))
     return station
 
 
@@ -158,7 +159,7 @@ def get_character(state: State, character_id: Any) -> dict[str, Any]:
         state["characters"].get(character_id) if isinstance(character_id, str) else None
     )
     if ch is None:
-        raise refuse("NO_SUCH_CHARACTER", f"There is no character called {character_id!r}.")
+        raise refuse("NO_SUCH_CHARACTER", character=str(character_id))
     return ch
 
 
@@ -219,12 +220,14 @@ def reaching(ship: Ship, target: Ship, weapons: list[dict[str, Any]]) -> list[di
     return [w for w in weapons if band_index(w["max_range"]) >= band_index(band.id)]
 
 
-def distance_words(a: Ship, b: Ship) -> str:
+def distance_words(a: Ship, b: Ship) -> Message:
     """The distance for people: "5 squares", or "same zone", "1 zone", "2 zones"."""
     steps = distance(a, b)
     if "zone" in a and "zone" in b:
-        return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
-    return f"{steps} square{'' if steps == 1 else 's'}"
+        if steps == 0:
+            return message("same_zone")
+        return message("zones_away", count=steps)
+    return message("squares_away", count=steps)
 
 
 def put_in_zone(zone_map: dict[str, Any], ship: Ship, zone: str) -> None:

@@ -16,6 +16,7 @@ from .commands import PassOrder, SetNpc, SubmitOrder
 from .content import QUALITIES, RANGE_BANDS, band_index
 from .context import Context
 from .errors import RulesError, refuse
+from .messages import message
 from .orders import pass_order, stations_expected, submit_order
 from .state import (
     Ship,
@@ -247,12 +248,9 @@ def set_npc(ctx: Context, cmd: SetNpc) -> None:
     Switching automation on during Orders gives the ship's missing orders at once."""
     ship = get_ship(ctx.state, cmd.ship)
     if ship["crew"] != "npc":
-        raise refuse("NOT_AN_NPC_SHIP", f"{ship['name']} has a player crew, not a Crew Quality.")
+        raise refuse("NOT_AN_NPC_SHIP", ship=ship["name"])
     if cmd.quality is not None and cmd.quality not in QUALITIES:
-        raise refuse(
-            "UNKNOWN_QUALITY",
-            f"There is no Crew Quality called {cmd.quality!r}; known: {', '.join(QUALITIES)}.",
-        )
+        raise refuse("UNKNOWN_QUALITY", quality=cmd.quality, known=list(QUALITIES))
     settings = dict(ship.get("npc") or {"quality": npc.quality(ship), "auto": True})
     if cmd.quality is not None:
         settings["quality"] = cmd.quality
@@ -261,8 +259,11 @@ def set_npc(ctx: Context, cmd: SetNpc) -> None:
     ship["npc"] = settings
     ctx.emit(
         "NpcCrewSet",
-        f"GM set {ship['name']}'s crew: {settings['quality'].capitalize()}, "
-        f"{'automatic' if settings['auto'] else 'orders by the GM'}.",
+        message(
+            "npc_crew_set" if settings["auto"] else "npc_crew_set_by_gm",
+            ship=ship["name"],
+            quality=settings["quality"],
+        ),
         log=False,
         ship=ship["id"],
         quality=settings["quality"],

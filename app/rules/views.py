@@ -13,10 +13,11 @@ from .combat import can_end
 from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
 from .gm import SOUND_DEFAULTS
+from .messages import message, said, term
 from .npc import automated as npc_automated
 from .npc import quality as npc_quality
 from .orders import out_of_reach_now
-from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
+from .phases import ACTIONS, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
     State,
@@ -54,7 +55,7 @@ def _game(state: State) -> View:
         "turn": state["turn"],
         "combat": state["combat"],
         "phase": state["phase"],
-        "phase_label": PHASES[state["phase"]]["label"],
+        "phase_label": term("phase", state["phase"]),
         "deadline": state["deadline"],
         "paused": state["paused"],
         "red_alert": state["red_alert"],
@@ -127,7 +128,7 @@ def _distances(state: State) -> list[View]:
                     "a": a["id"],
                     "b": b["id"],
                     "squares": distance(a, b),  # zone steps on a zone map
-                    "band": band.label if band else "Out of range",
+                    "band": term("band", band.label if band else "out_of_range"),
                 }
             )
     return out
@@ -151,11 +152,11 @@ def _revealed(state: State) -> View | None:
     for order in by_step:
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
-        orders.append({**order, "text": describe_order(state, ship, station, order)})
+        orders.append({**order, **describe_order(state, ship, station, order)})
     return {
         "turn": revealed["turn"],
         "orders": orders,
-        "results": [public_event(e) for e in revealed["results"]],
+        "results": [said(public_event(e)) for e in revealed["results"]],
     }
 
 
@@ -176,11 +177,15 @@ def shared_view(state: State) -> View:
         "ships": _ships(state),
         "distances": _distances(state),
         "revealed": _revealed(state),
-        "log": list(state["log"]),
+        "log": [said(entry) for entry in state["log"]],
         "weapons": weapon_rules.public_view(state),  # M-WEAPONS-3: torpedoes in flight, holds
         "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
-            {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
+            {
+                "label": term("band", b.label),
+                "squares": f"{b.min_squares}–{b.max_squares}",
+                "to_hit": b.to_hit,
+            }
             for b in RANGE_BANDS
         ],
     }
@@ -229,21 +234,17 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             allocation = {**prompt, "deadline": state["deadline"]}
     down = None
     if not operational(station):
-        down = (
-            "Engineering is at zero: you may only repair Engineering."
-            if station["role"] == "engineering"
-            else "Your station is at zero health: no cards until Engineering repairs it."
-        )
+        down = message("down_engineering" if station["role"] == "engineering" else "down_station")
     elif not manned(state, station):
         # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
         status = state["characters"][station["crew"]["character"]]["status"]
-        down = f"Your character is {status}: the station is unmanned" + (
-            " until first aid." if status == "unconscious" else "."
-        )
-        if "seats" in state["modules"]:
-            down += " Another crew member may take it."
+        others = "seats" in state["modules"]  # another crew member may take the station
+        if status == "unconscious":
+            down = message("down_unconscious_others" if others else "down_unconscious")
+        else:
+            down = message("down_dead_others" if others else "down_dead")
     if ship["destroyed"]:
-        down = f"{ship['name']} has been destroyed."
+        down = message("down_ship_destroyed", ship=ship["name"])
     view["me"] = {
         "ship": ship["id"],
         "ship_name": ship["name"],
@@ -259,7 +260,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "operational": operational(station),
         "down": down,
         "actions": [
-            {"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
+            {"id": a, "label": term("action", a), "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
             if weapon_rules.offers(state, ship, a)
         ],
@@ -328,6 +329,6 @@ def event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any] | None:
     seats = event.get("secret_seats", ())
     if isinstance(viewer, tuple) and viewer[0] == "seat" and viewer[1] in seats:
         return event
-    if not event.get("text"):
+    if "words" not in event:
         return None
     return public_event(event)

@@ -21,6 +21,7 @@ from .builders import (
     place,
     refused,
     run,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -49,9 +50,10 @@ def test_m_npc_1_action_value_is_rating_plus_d6_rolled_at_the_reveal(quality: st
     state, events = close(state)
     rolled = one(events, "NpcActionRolled")
     assert (rolled["rating"], rolled["roll"], rolled["value"]) == (rating, 4, rating + 4)
-    assert f"{rating} + d6 4 = {rating + 4}" in rolled["text"]
+    assert f"{rating} + d6 4 = {rating + 4}" in said(rolled)
     attack = one(events, "AttackResolved")
-    assert attack["breakdown"]["value"] == [[f"{quality.capitalize()} crew", rating], ["d6", 4]]
+    assert attack["breakdown"]["value"] == [[f"crew:{quality}", rating], ["d6", 4]]
+    assert f"{quality.capitalize()} crew {rating} + d6 4" in said(attack)
     assert state["revealed"]["orders"]["rustjaw/weapons"]["value"] == rating + 4
 
 
