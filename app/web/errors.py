@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.service import ServiceError
 from app.web.render import render_template
-from app.web.words import say, words_for
+from app.web.words import request_words, say
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,7 @@ def refusal(
     the message in the request's language. A 503 page says the server is reconnecting and
     reloads itself until it answers again."""
     if not wants_page(scope):
-        locale = scope.get("state", {}).get("locale")
-        return error(status, code, say(message, words_for(locale)), **headers)
+        return error(status, code, say(message, request_words(scope)), **headers)
     if status == 503:
         html = render_template("unavailable.html", retry=RETRY_SECONDS, csrf="")
     else:

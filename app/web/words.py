@@ -652,6 +652,18 @@ def say(message: Mapping[str, Any] | str | None, words: Words = ENGLISH) -> str:
         return str(message.get("msg"))
 
 
+def request_words(scope: Mapping[str, Any]) -> Words:
+    """The language of the request being served (`scope["state"]["locale"]`, which the
+    language middleware sets), else English."""
+    return words_for(scope.get("state", {}).get("locale"))
+
+
+def with_text(events: list[dict[str, Any]], words: Words) -> list[dict[str, Any]]:
+    """Events for the JSON API: beside its message (`words`, for scripts to branch on), each
+    one's sentence as `text` in the reader's language."""
+    return [{**e, "text": say(e["words"], words)} if "words" in e else e for e in events]
+
+
 @pass_context
 def say_filter(context: Context, message: Mapping[str, Any] | str | None) -> str:
     """`{{ event.words|say }}`: in the render's language (the `translations` the render context
