@@ -674,8 +674,8 @@ def say_filter(context: Context, message: Mapping[str, Any] | str | None) -> str
 
 @pass_context
 def label_filter(context: Context, label: str) -> str:
-    """`{{ name|label }}`: a dice breakdown's term, the engine's own words translated, a GM's
-    reason as typed."""
+    """`{{ name|label }}`: a name the engine gives, a dice breakdown's term or a station's role
+    ("Weapons"), in the render's language; a GM's reason or a station's own label as typed."""
     words = context.get("translations")
     return _label(str(label), words if words is not None else ENGLISH)
 
@@ -717,8 +717,8 @@ def _sum(terms: Any, words: Words) -> str:
 
 
 def _label(label: str, words: Words) -> str:
-    for kind in ("label", "field"):
-        known = TERMS[kind].get(label)
+    for kind, key in (("label", label), ("field", label), ("station", label.lower())):
+        known = TERMS[kind].get(key)
         if known is not None:
             return str(words.pgettext(kind, known))
     return label

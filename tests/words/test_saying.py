@@ -48,6 +48,14 @@ def test_dice_terms_the_engine_names_are_translated_and_a_gms_reason_is_shown_as
     assert german == "Karten 3; Talentierte Crew 3; engine failure -2; "
 
 
+def test_a_stations_role_is_named_in_the_renders_language_and_its_own_label_as_it_is() -> None:
+    template = "{% for label in labels %}{{ label|label }}; {% endfor %}"
+    labels = ["Weapons", "Engineering", "port-gun"]
+    assert render(template, labels=labels) == "Weapons; Engineering; port-gun; "
+    german = render(template, labels=labels, translations=words_for("de"))
+    assert german == "Waffen; Technik; port-gun; "
+
+
 def body(scope: dict[str, Any], words: dict[str, Any]) -> Any:
     return json.loads(bytes(refusal(scope, 409, "WRONG_PHASE", words).body))
 
