@@ -87,3 +87,18 @@ def test_the_api_words_an_engine_refusal_and_each_events_message(client: Any) ->
     assert sent["text"] == "GM to all: Hail"
     events = client.get(f"/api/games/{table.game_id}/events", headers=table.gm).json()["events"]
     assert [e["text"] for e in events if e["type"] == "MessageSent"] == ["GM to all: Hail"]
+
+
+def test_a_game_stored_before_the_engine_spoke_in_messages_shows_its_english_as_it_was() -> None:
+    from app.rules import display_view
+    from app.rules.report import build_report
+    from app.web.words import say
+    from tests.rules.builders import game, started
+
+    state = started(game())
+    old = {"turn": 1, "type": "ShieldsRaised", "text": "Kestrel raised its shields."}
+    state["log"] = [*state["log"], old]
+    assert say(display_view(state)["log"][-1]["words"]) == "Kestrel raised its shields."
+    events = [{"type": "CombatStarted", "turn": 1, "combat": 1, "text": "Combat 1 began."}, old]
+    (combat,) = build_report(state, events)["combats"]
+    assert [say(entry["words"]) for entry in combat["log"]] == ["Kestrel raised its shields."]
