@@ -16,7 +16,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.settings import Settings, get_settings
-from app.sweeper import DeadlineSweeper
+from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
@@ -80,7 +80,7 @@ def create_app(
         session_factory = create_session_factory(engine)
         heartbeat = heartbeat_seconds or chosen.heartbeat_s
         hub = Hub(session_factory, plain_dsn(url), heartbeat)
-        sweeper = DeadlineSweeper(session_factory)
+        sweeper = DeadlineSweeper(session_factory, expiry=Expiry.of(chosen))
         seat_watch = ws.SeatWatch(session_factory)
         app.state.settings = chosen
         app.state.session_factory = session_factory

@@ -47,6 +47,16 @@ class Settings(BaseSettings):
     command_burst: int = 20
     anonymous_rate: float = 5.0
     anonymous_burst: int = 40
+    # Seats one client address may hold in one game (a phone holds one). On the venue's own
+    # network every phone has its own address; behind a NAT (a hosted server) raise it to the
+    # table's size. Enough for one ship's crew and a spare pair, never a whole 18-station game.
+    seats_per_address: int = Field(default=6, ge=1)
+    # Games nobody changes are deleted: out of combat (never started, or back in Downtime) after
+    # `finished_game_hours`, any game after `idle_game_days`. Never a game a phone is connected
+    # to. With `expired_games_dir` set, each is exported there first (bridgecrew import reads it).
+    finished_game_hours: float = Field(default=24.0, gt=0)
+    idle_game_days: float = Field(default=7.0, gt=0)
+    expired_games_dir: Path | None = None
 
     @field_validator("database_url")
     @classmethod

@@ -22,6 +22,7 @@ from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
+from app.web.join import seat_address
 from app.web.security import check_command_scope
 from app.web.words import request_words, with_text
 
@@ -241,11 +242,19 @@ async def get_game(game_id: GameId, session_factory: SessionFactoryDep) -> GameS
 
 @router.post("/games/{game_id}/seats", status_code=201)
 async def create_seat(
-    game_id: GameId, body: NewSeat, session_factory: SessionFactoryDep
+    request: Request, game_id: GameId, body: NewSeat, session_factory: SessionFactoryDep
 ) -> SeatCreated:
-    """Man a free station, as the join page does. Anyone who knows the game may join."""
+    """Man a free station, as the join page does. Anyone who knows the game may join; one client
+    address holds a limited number of a game's seats (409 SEATS_PER_ADDRESS past it)."""
     seat_id, token = await service.create_seat(
-        session_factory, game_id, body.ship, body.station, body.name, body.character
+        session_factory,
+        game_id,
+        body.ship,
+        body.station,
+        body.name,
+        body.character,
+        taken_from=seat_address(request.scope),
+        per_address=request.app.state.settings.seats_per_address,
     )
     return SeatCreated(seat_id=seat_id, seat_token=token)
 

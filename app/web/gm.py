@@ -6,6 +6,7 @@ turns the strings into what `parse_command` expects, using the command classes' 
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import random
 import types
@@ -22,7 +23,7 @@ from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
-from app.rules.tactic import npc_order
+from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,
@@ -35,7 +36,8 @@ from app.service import (
     view_for,
 )
 from app.service.commands import command_fields, game_key
-from app.service.seats import seen_recently
+from app.service.games import games_held
+from app.service.seats import free_address, seen_recently
 
 from .fields import decimal_number, is_whole_number, plain_form_text, whole_number
 from .join import join_qr
@@ -71,12 +73,20 @@ GmOnly = Annotated[None, Depends(gm_only)]
 
 
 @router.get("/gm", response_class=HTMLResponse)
-async def lobby(request: Request) -> Response:
+async def lobby(request: Request, session_factory: SessionFactoryDep) -> Response:
     token = csrf_token(request)
     scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    held = await games_held(session_factory)
+    settings = request.app.state.settings
     return page(
         render_template(
-            "gm_lobby.html", scenarios=scenarios, modules=MODULES, csrf=token, error=None
+            "gm_lobby.html",
+            scenarios=scenarios,
+            modules=MODULES,
+            csrf=token,
+            error=None,
+            games_held=held,
+            expiry=settings,
         ),
         token,
     )
@@ -273,8 +283,14 @@ async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUI
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
     connected = await _connected(session_factory, request, game_id)
     characters = {ch["id"]: ch["name"] for ch in view["characters"]}
+    held_from = collections.Counter(s.taken_from for s in seats.values() if s.taken_from)
     return render_template(
-        "_gm_seats.html", view=view, seats=seats, connected=connected, characters=characters
+        "_gm_seats.html",
+        view=view,
+        seats=seats,
+        connected=connected,
+        characters=characters,
+        held_from=held_from,
     )
 
 
@@ -299,6 +315,24 @@ async def free(
     anyone can join it with the code."""
     try:
         await free_seat(session_factory, game_id, ship, station)
+    except ServiceError as error:
+        return toast(error)
+    return HTMLResponse(await _seats_panel(session_factory, request, game_id))
+
+
+@router.post("/gm/{game_id}/seats/free-address", response_class=HTMLResponse)
+async def free_from_address(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    csrf: CsrfChecked,
+    address: Annotated[str, Form(max_length=100)],
+) -> Response:
+    """Free every station one client address holds (a stranger who took them all): each seat
+    ends as Free ends one."""
+    try:
+        await free_address(session_factory, game_id, address)
     except ServiceError as error:
         return toast(error)
     return HTMLResponse(await _seats_panel(session_factory, request, game_id))

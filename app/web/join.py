@@ -29,11 +29,11 @@ from app.service import (
     seat_by_token,
 )
 from app.service.games import JOIN_ALPHABET
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 
 from .errors import refusal
 from .fields import checked_name
-from .limits import JoinLookups
+from .limits import JoinLookups, client_address
 from .render import render_template
 from .screen import CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
@@ -193,11 +193,12 @@ async def join(
         if not ship or not station:
             raise ServiceError("NO_STATION", "Tap the station you will crew.")
         name = checked_name(name)  # the JSON API's rule too
-        # A phone already seated here that joins again gets a second seat, as before; one that
-        # is not gets its own tokens, so asking twice (a lost answer, a double tap, the browser
-        # sending the form again) finds the seat the first try made.
+        # A phone crews one station of a game: one seated here goes back to its station. Its
+        # own tokens make asking twice (a lost answer, a double tap, the browser sending the
+        # form again) find the seat the first try made.
         cookie = request.cookies.get(seat_cookie(game.id))
-        holding = await seat_by_token(session_factory, game.id, cookie)
+        if await seat_by_token(session_factory, game.id, cookie) is not None:
+            return RedirectResponse(f"/play/{game.id}", status_code=303)
         _seat_id, seat_token = await create_seat(
             session_factory,
             game.id,
@@ -205,7 +206,9 @@ async def join(
             station,
             name,
             character or None,
-            phone_tokens=() if holding else _phone_tokens(request, game.id),
+            phone_tokens=_phone_tokens(request, game.id),
+            taken_from=seat_address(request.scope),
+            per_address=_settings(request).seats_per_address,
         )
     except ServiceError as error:
         return await _again(request, session_factory, game, error, seat, name, character)
@@ -236,8 +239,17 @@ def _phone_tokens(request: Request, game_id: Any) -> list[str]:
     phone = _phone_key(request)
     if phone is None:
         return []
-    settings = getattr(request.app.state, "settings", None) or get_settings()
-    return phone_seat_tokens(settings.secret_key, game_id, phone)
+    return phone_seat_tokens(_settings(request).secret_key, game_id, phone)
+
+
+def _settings(request: Request) -> Settings:
+    return getattr(request.app.state, "settings", None) or get_settings()
+
+
+def seat_address(scope: Any) -> str:
+    """The address a seat is taken from, as it is kept and counted (an IPv6 address by its /64,
+    as the rate limits count it)."""
+    return client_address(scope).removeprefix("address:")
 
 
 async def _again(

@@ -17,8 +17,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
-from app.rules.messages import term
-from app.rules.phases import ACTIONS
+from app.rules.core.messages import term
+from app.rules.core.phases import ACTIONS
 from app.web.mapmarks import map_marks
 from app.web.words import label_filter, say, say_filter
 

@@ -1,7 +1,7 @@
 """The engine's messages in words: the English source sentence of every message id, and `say`.
 
 The rules engine speaks in messages, `{"msg": "shields_raised", "ship": "Kestrel"}` (see
-app/rules/messages.py); this module is where they become a sentence in a reader's language.
+app/rules/core/messages.py); this module is where they become a sentence in a reader's language.
 The sentences are the `engine` gettext domain (`babel-engine.cfg` extracts them from here;
 `translations/<lang>/LC_MESSAGES/engine.po` translates them). A sentence's placeholders are
 its message's parameters, filled with `str.format`. Parameters are worded by their name:
@@ -457,6 +457,7 @@ SENTENCES: dict[str, Sentence] = {
     "orders_own_station_only": N_("You can only give orders for your own station."),
     "other_ship": N_("You can only move to a station of your own ship."),
     "override_command": N_("Nobody can give the Captain's Command for them."),
+    "override_module_off": N_("Giving another station's order needs the seats module (GM)."),
     "own_ship_attack": N_("You cannot attack your own ship."),
     "own_ship_jam": N_("You cannot jam your own ship."),
     "own_station": N_("Give your own station's order the usual way."),

@@ -16,7 +16,7 @@ import pytest
 from app.content import load_catalogue
 from app.rules import Actor, RulesError, apply, new_game, rng
 from app.rules import commands as c
-from app.rules.rng import Dice
+from app.rules.core.rng import Dice
 
 CAT = load_catalogue()
 GM = Actor.gm()

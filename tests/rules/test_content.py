@@ -531,7 +531,7 @@ def test_content_error_keeps_its_parts_and_pickles() -> None:
     assert (copy.file, copy.field, copy.message) == (error.file, error.field, error.message)
 
 
-@pytest.mark.parametrize("module", ["content.py", "content_checks.py"])
+@pytest.mark.parametrize("module", ["content/__init__.py", "content/checks.py"])
 def test_content_rules_import_only_the_standard_library(module: str) -> None:
     source = Path(__file__).resolve().parents[2] / "app" / "rules" / module
     tree = ast.parse(source.read_text())

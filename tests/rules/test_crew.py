@@ -8,10 +8,10 @@ import pytest
 
 from app.rules import commands as c
 from app.rules.content import ContentError, parse_character
-from app.rules.context import Context
-from app.rules.crew import injure, status_of
-from app.rules.messages import message
-from app.rules.orders import stations_expected
+from app.rules.core.context import Context
+from app.rules.core.crew import injure, status_of
+from app.rules.core.messages import message
+from app.rules.core.orders import stations_expected
 
 from .builders import (
     CAT,

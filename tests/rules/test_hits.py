@@ -7,8 +7,8 @@ import pytest
 
 from app.rules import commands as c
 from app.rules.content import RANGE_BANDS, range_band_for
-from app.rules.rng import Dice
-from app.rules.state import distance
+from app.rules.core.rng import Dice
+from app.rules.core.state import distance
 
 from .builders import (
     GM,

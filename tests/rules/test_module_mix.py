@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.rules import commands as c
-from app.rules.report import build_report
-from app.rules.state import distance
+from app.rules.core.report import build_report
+from app.rules.core.state import distance
 
 from .builders import (
     NOW,

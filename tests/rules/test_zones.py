@@ -12,7 +12,7 @@ import pytest
 from app.rules import apply, new_game
 from app.rules import commands as c
 from app.rules.content import Catalogue, ContentError, Weapon, parse_scenario
-from app.rules.state import distance, range_band
+from app.rules.core.state import distance, range_band
 
 from .builders import (
     CAT,

@@ -18,7 +18,7 @@ from typing import Any
 from markupsafe import escape
 
 from app.rules import gm_view
-from app.rules.resolve import describe_order
+from app.rules.core.resolve import describe_order
 from app.web.templating import order_text
 from app.web.words import sentence
 

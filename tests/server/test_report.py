@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Game
 from app.rules import Actor, apply, new_game, parse_command
-from app.rules.report import build_report
+from app.rules.core.report import build_report
 from app.service import canonical, create_game, create_seat, load_state, run_command
 from app.service.report import game_report
 from app.web.words import sentence

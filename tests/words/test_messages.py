@@ -138,7 +138,7 @@ def _literals(node: ast.expr) -> list[str]:
 def source_calls() -> Iterator[tuple[str, str, set[str] | None, str]]:
     """(kind, message id, its parameter names or None when some come from **, where) for every
     `message`, `refuse` and `term` call in app/rules with a literal id."""
-    for path in sorted(RULES.glob("*.py")):
+    for path in sorted(RULES.rglob("*.py")):
         if path.name in ("messages.py", "errors.py"):
             continue  # where messages and refusals are made, from their callers' ids
         tree = ast.parse(path.read_text())

@@ -91,7 +91,7 @@ def test_the_api_words_an_engine_refusal_and_each_events_message(client: Any) ->
 
 def test_a_game_stored_before_the_engine_spoke_in_messages_shows_its_english_as_it_was() -> None:
     from app.rules import display_view
-    from app.rules.report import build_report
+    from app.rules.core.report import build_report
     from app.web.words import say
     from tests.rules.builders import game, started
 

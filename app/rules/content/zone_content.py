@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .content_checks import ContentError, Table, check_slug, field_path, first_duplicate
+from .checks import ContentError, Table, check_slug, field_path, first_duplicate
 
 TERRAINS = ("open", "difficult", "hazardous")
 MAP_KINDS = ("grid", "zones")

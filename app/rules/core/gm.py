@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..content import MODULES
 from . import commands as c
-from . import seats
 from .cards import draw_up, enforce_limit, return_skill_cards
-from .content import MODULES
 from .context import Context
 from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
+from .hooks import HOOKS
 from .messages import message
 from .resolve import add_modifier
 from .sheets import build_ship
@@ -20,14 +20,15 @@ from .state import (
     get_character,
     get_ship,
     get_station,
+    get_zone,
     health,
     manned,
     put_in_zone,
     role_label,
     seats_at,
     station_key,
+    zone_map,
 )
-from .zones import get_zone, place, zone_map
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 
@@ -160,10 +161,6 @@ def set_position(ctx: Context, cmd: c.SetPosition) -> None:
         ship=ship["id"],
         to=[cmd.x, cmd.y],
     )
-
-
-def place_in_zone(ctx: Context, cmd: c.PlaceInZone) -> None:
-    place(ctx, get_ship(ctx.state, cmd.ship), cmd.zone)
 
 
 def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
@@ -434,7 +431,8 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
         station=station["id"],
         seat=crew["seat"],
     )
-    seats.settle(ctx)  # M-SEATS-1: a player waiting for this station takes it now
+    for hook in HOOKS.seat_freed:  # M-SEATS-1: a player waiting for this station takes it now
+        hook(ctx)
 
 
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import draw_up, enforce_limit, is_skill, return_skill_cards
-from .commands import ChangePosition
-from .context import Context
-from .errors import refuse
-from .messages import message
-from .state import (
+from ...core.cards import draw_up, enforce_limit, is_skill, return_skill_cards
+from ...core.commands import ChangePosition
+from ...core.context import Context
+from ...core.errors import refuse
+from ...core.messages import message
+from ...core.state import (
     Ship,
     State,
     Station,

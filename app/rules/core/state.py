@@ -8,19 +8,20 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..content import Catalogue, RangeBand, Scenario, band_index, range_band_for
+from ..content.zone_bands import zone_band_for
+from ..content.zone_content import map_data
 from . import rng
-from .content import Catalogue, RangeBand, Scenario, band_index, range_band_for
 from .errors import refuse
 from .messages import Message, message
 from .rng import Dice
 from .sheets import build_ship, own_card_id, sheets_of
-from .zone_bands import zone_band_for
-from .zone_content import map_data
 
 SCHEMA = 1
 Ship = dict[str, Any]
 Station = dict[str, Any]
 State = dict[str, Any]
+ZoneMap = dict[str, Any]
 
 
 def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> State:
@@ -228,6 +229,18 @@ def distance_words(a: Ship, b: Ship) -> Message:
             return message("same_zone")
         return message("zones_away", count=steps)
     return message("squares_away", count=steps)
+
+
+def zone_map(state: State) -> ZoneMap | None:
+    found: ZoneMap | None = state.get("map")
+    return found
+
+
+def get_zone(zones: ZoneMap, zone_id: Any) -> dict[str, Any]:
+    zone: dict[str, Any] | None = zones["zones"].get(zone_id) if isinstance(zone_id, str) else None
+    if zone is None:
+        raise refuse("NO_SUCH_ZONE", zone=zone_id)
+    return zone
 
 
 def put_in_zone(zone_map: dict[str, Any], ship: Ship, zone: str) -> None:

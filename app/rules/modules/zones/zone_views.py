@@ -1,22 +1,21 @@
 """What the screens are shown of a zone map: the zones, where each ship stands, and what each
-move would cost its Pilot (G-ZONE-6). On a grid, the map's size as before."""
+move would cost its Pilot (G-ZONE-6). On a grid, the core draws the map."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .state import Ship, State
-from .zone_content import CANVAS_HEIGHT, CANVAS_WIDTH
-from .zones import moves_from, zone_map
+from ...content.zone_content import CANVAS_HEIGHT, CANVAS_WIDTH
+from ...core.state import Ship, State, zone_map
+from .zones import moves_from
 
 View = dict[str, Any]
 
 
-def map_view(state: State) -> View:
+def map_view(state: State) -> View | None:
     zones = zone_map(state)
     if zones is None:
-        settings = state["settings"]
-        return {"kind": "grid", "width": settings["map_width"], "height": settings["map_height"]}
+        return None
     drawn = []
     for zone in zones["zones"].values():
         drawn.append(

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from . import commands as c
 from . import timing
 from .context import Context
 from .errors import refuse
+from .hooks import HOOKS
 from .messages import Message, message
 from .state import State, get_ship
 
 OUT_REASONS = {"fled": "fled", "surrendered": "surrendered"}
-
-# What a module keeps only for the length of one combat (torpedoes in flight, say): each hook
-# clears its part of the state when a combat ends and again when the next one starts (G-END-3).
-BETWEEN_COMBATS: list[Callable[[State], None]] = []
 
 
 def out_of_the_fight(ship: dict[str, Any]) -> str | None:
@@ -88,7 +84,7 @@ def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
 def _clear_between_combats(state: State) -> None:
     state["red_alert"] = False
     state["messages"] = []
-    for hook in BETWEEN_COMBATS:
+    for hook in HOOKS.between_combats:
         hook(state)
 
 

@@ -8,10 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .content_checks import ContentError as ContentError  # part of this module's interface
-from .content_checks import (
+from .checks import ContentError as ContentError  # part of this module's interface
+from .checks import (
     Table,
-    check_cross_references,
     check_hit_table,
     field_path,
     first_duplicate,
@@ -539,3 +538,59 @@ def build_catalogue(
     )
     check_cross_references(catalogue)
     return catalogue
+
+
+def check_cross_references(catalogue: Catalogue) -> None:
+    """What no single file can check: references between files and game-wide card ids."""
+    for ship in catalogue.ships.values():
+        for index, station in enumerate(ship.stations):
+            where = f"stations[{index}].deck"
+            deck = catalogue.decks.get(station.deck)
+            if deck is None:
+                known = ", ".join(sorted(catalogue.decks)) or "(none)"
+                raise ContentError(
+                    ship.source, where, f"unknown deck {station.deck!r}; known decks: {known}"
+                )
+            if deck.role != station.role:
+                raise ContentError(
+                    ship.source,
+                    where,
+                    f"deck {deck.id!r} is a {deck.role} deck "
+                    f"but the station's role is {station.role}",
+                )
+
+    # The engine keys cards by id across the whole game, so a clash anywhere is an error.
+    owners: dict[str, str] = {}
+    for deck in catalogue.decks.values():
+        _claim_cards(owners, deck.cards, deck.source, "prefix")
+    for character in catalogue.characters.values():
+        _claim_cards(owners, character.skill_cards, character.source, "id")
+
+    for scenario in catalogue.scenarios.values():
+        for index, placement in enumerate(scenario.ships):
+            ship_class = catalogue.ships.get(placement.ship_class)
+            if ship_class is None:
+                known = ", ".join(sorted(catalogue.ships)) or "(none)"
+                raise ContentError(
+                    scenario.source,
+                    f"ships[{index}].ship_class",
+                    f"unknown ship class {placement.ship_class!r}; known classes: {known}",
+                )
+            if placement.shields_active and ship_class.shields.boxes == 0:
+                raise ContentError(
+                    scenario.source,
+                    f"ships[{index}].shields_active",
+                    f"a {ship_class.id} has no shields to raise",
+                )
+
+
+def _claim_cards(owners: dict[str, str], cards: Iterable[Card], source: str, key: str) -> None:
+    for card in cards:
+        if card.id in owners:
+            raise ContentError(
+                source or "(unknown file)",
+                key,
+                f"card id {card.id!r} is also made by {owners[card.id]}; "
+                f"card ids must be unique across all decks",
+            )
+        owners[card.id] = source or "another file"

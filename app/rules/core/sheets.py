@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .content import Catalogue, ShipClass
+from ..content import Catalogue, ShipClass
 
 Sheet = dict[str, Any]
 

@@ -1,8 +1,8 @@
-"""Range bands on a zone map (G-ZONE-2), beside the grid's own in content.py."""
+"""Range bands on a zone map (G-ZONE-2), beside the grid's own in __init__.py."""
 
 from __future__ import annotations
 
-from .content import RangeBand
+from . import RangeBand
 from .zone_content import ZONES_MAX
 
 # rule: G-ZONE-2: the bands of a zone map and their range values for G-HIT-2. Each is keyed by the

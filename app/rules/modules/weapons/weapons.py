@@ -1,27 +1,34 @@
 """Module `weapons` (M-WEAPONS-1..6, seed 002): grapplers that hold, torpedoes in flight, point
 defence and magazines.
 
-It plugs into the turn through small calls: order checks (orders.py), the Manoeuvre and Weapon
-attacks steps (resolve.py), a settling pass after every command (engine.py) and the views. All it
+It plugs into the turn through the core's hooks (registered in this package's __init__.py): order
+checks, the Manoeuvre and Weapon attacks steps, a settling pass after every command and the
+views. All it
 keeps lives in the state (`torpedoes`, `grapples`, each launcher's `loaded`), so undo and replay
 cover it. Guns still resolve through resolve.attack (G-HIT); this module only splits launchers off
 and adds what happens around them.
-
-resolve and orders import this module; it reaches them as module objects at call time only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import resolve
-from .commands import SetMagazine, SubmitOrder
-from .content import MAGAZINE_DEFAULT, band_index
-from .context import Context
-from .errors import refuse
-from .messages import Message, message, term
-from .state import Ship, State, Station, distance_words, get_ship, put_in_zone, range_band
-from .zones import cover, zone_map
+from ...content import MAGAZINE_DEFAULT, band_index
+from ...core import hooks, resolve
+from ...core.commands import SetMagazine, SubmitOrder
+from ...core.context import Context
+from ...core.errors import refuse
+from ...core.messages import Message, message, term
+from ...core.state import (
+    Ship,
+    State,
+    Station,
+    distance_words,
+    get_ship,
+    put_in_zone,
+    range_band,
+    zone_map,
+)
 
 MODULE = "weapons"
 GRAPPLER, PDC, LAUNCHER = "grappler", "pdc", "torpedo"
@@ -430,7 +437,7 @@ def strike(ctx: Context) -> None:
         defending = resolve.modifiers_for(ctx, target["id"], "defence")
         shooter = state["ships"].get(torpedo["ship"])
         if shooter is not None:  # G-ZONE-5: cover counts against the launching ship's zone
-            defending += cover(state, shooter, target)
+            defending += hooks.defending(state, shooter, target)
         near = not _beyond(torpedo["band"], "medium")  # launched from Medium or nearer
         ignored = [] if near else [m for m in defending if m[0] == "evasive"]
         defending = [m for m in defending if m not in ignored]

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import npc
-from . import weapons as weapon_rules
-from .commands import PassOrder, SetNpc, SubmitOrder
-from .content import QUALITIES, RANGE_BANDS, band_index
-from .context import Context
-from .errors import RulesError, refuse
-from .messages import message
-from .orders import pass_order, stations_expected, submit_order
-from .state import (
+from ...content import QUALITIES, RANGE_BANDS, band_index
+from ...core.commands import PassOrder, SetNpc, SubmitOrder
+from ...core.context import Context
+from ...core.errors import RulesError, refuse
+from ...core.hooks import can_fire
+from ...core.messages import message
+from ...core.orders import pass_order, stations_expected, submit_order
+from ...core.state import (
     Ship,
     State,
     Station,
@@ -27,8 +26,11 @@ from .state import (
     health,
     operational,
     reaching,
+    zone_map,
 )
-from .zones import moves_from, plan_move, zone_map
+from ..weapons.weapons import has_pdc
+from ..zones.zones import moves_from, plan_move
+from . import npc
 
 BASIC, PROFICIENT, TALENTED, EXCEPTIONAL = 1, 2, 3, 4
 
@@ -51,7 +53,7 @@ def _enemies(state: State, ship: Ship) -> list[Ship]:
 
 
 def _reaching(state: State, ship: Ship, target: Ship) -> list[str]:
-    ready = [w for w in ship["weapons"] if weapon_rules.can_fire(state, w)]
+    ready = [w for w in ship["weapons"] if can_fire(state, w)]
     return [w["id"] for w in reaching(ship, target, ready)]
 
 
@@ -83,7 +85,7 @@ def _targets(state: State, ship: Ship) -> list[Ship]:
 
 def _weapons(state: State, ship: Ship, station: Station, rank: int) -> dict[str, Any] | None:
     # W1 (Exceptional): torpedoes coming in are shot down first (needs the weapons module).
-    if rank >= EXCEPTIONAL and weapon_rules.has_pdc(ship) and incoming_torpedoes(state, ship):
+    if rank >= EXCEPTIONAL and has_pdc(ship) and incoming_torpedoes(state, ship):
         return {"action": "point_defence"}
     # W2: only ships some weapon reaches now; none, and Weapons passes.
     targets = _targets(state, ship)

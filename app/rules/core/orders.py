@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import npc, seats
-from . import weapons as weapon_rules
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .context import Context
 from .errors import refuse
+from .hooks import HOOKS
 from .messages import message
 from .phases import ACTIONS, Action, actions_for
 from .state import (
@@ -25,12 +24,11 @@ from .state import (
     role_label,
     station_key,
 )
-from .zones import check_move
 
 VALUE_LIMIT = 60
 
 
-def _acting_station(
+def acting_station(
     ctx: Context, actor: Actor, ship_id: str, station_id: str
 ) -> tuple[Ship, Station]:
     ship = get_ship(ctx.state, ship_id)
@@ -47,10 +45,10 @@ def _acting_station(
 
 
 def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
-    ship, hand = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    ship, hand = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     # M-SEATS-2: an override gives another station's order, with cards from this one's hand.
     station = (
-        hand if cmd.override is None else seats.override_target(ctx.state, ship, hand, cmd.override)
+        hand if cmd.override is None else _override_target(ctx.state, ship, hand, cmd.override)
     )
     spec = ACTIONS.get(cmd.action)
     if spec is None or spec["role"] != station["role"]:
@@ -62,10 +60,10 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         raise refuse("ACTION_NOT_FOR_STATION", station=role_label(station), actions=allowed)
     if cmd.override is None:
         _check_operational(ship, station, cmd)
-    rolled = npc.rolls_at_reveal(ctx.state, ship, station, cmd)
+    rolled = _rolled(ctx.state, ship, station, cmd)
     cards: tuple[str, ...]
     if rolled:  # M-NPC-1: the checks judge the best the crew's roll can give
-        cards, value = (), npc.best_roll(ship)
+        cards, value = (), rolled[0]
     else:
         cards, value = _played_value(ctx, hand, cmd, spec)
     order: dict[str, Any] = {
@@ -76,12 +74,14 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         "value": value,
         "by": "gm" if cmd.actor.is_gm else "seat",
     }
-    CHECKS[cmd.action](ctx.state, ship, station, cmd, value, order)
+    check = CHECKS.get(cmd.action) or HOOKS.order_checks[cmd.action]
+    check(ctx.state, ship, station, cmd, value, order)
     if rolled:
-        order.update(value=0, npc=npc.quality(ship))
-    seats.clear_override(ctx.state, ship, hand)
+        order.update(rolled[1])
+    _clear_override(ctx.state, ship, hand)
     if cmd.override is not None:
-        seats.record_override(ctx.state, ship, hand, order)
+        for record in HOOKS.record_override:
+            record(ctx.state, ship, hand, order)
     key = station_key(ship, station)
     replaced = key in ctx.state["orders"]
     ctx.state["orders"][key] = order
@@ -101,8 +101,8 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
 
 
 def pass_order(ctx: Context, cmd: PassOrder) -> None:
-    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
-    seats.clear_override(ctx.state, ship, station)
+    ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    _clear_override(ctx.state, ship, station)
     key = station_key(ship, station)
     ctx.state["orders"][key] = {
         "ship": ship["id"],
@@ -124,10 +124,10 @@ def pass_order(ctx: Context, cmd: PassOrder) -> None:
 
 
 def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
-    ship, station = _acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     key = station_key(ship, station)
     overriding = key in ctx.state["orders"] and ctx.state["orders"][key].get("overriding")
-    seats.clear_override(ctx.state, ship, station)  # takes back an override with it
+    _clear_override(ctx.state, ship, station)  # takes back an override with it
     if ctx.state["orders"].pop(key, None) is None and not overriding:
         raise refuse("NO_ORDER")
     ctx.emit(
@@ -137,6 +137,27 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
         ship=ship["id"],
         station=station["id"],
     )
+
+
+def _override_target(state: State, ship: Ship, station: Station, target_id: str) -> Station:
+    for target in HOOKS.override_target:
+        return target(state, ship, station, target_id)
+    raise refuse("MODULE_OFF", "override_module_off")
+
+
+def _clear_override(state: State, ship: Ship, station: Station) -> None:
+    for clear in HOOKS.clear_override:
+        clear(state, ship, station)
+
+
+def _rolled(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder
+) -> tuple[int, dict[str, Any]] | None:
+    for rolled_order in HOOKS.rolled_order:
+        rolled = rolled_order(state, ship, station, cmd)
+        if rolled is not None:
+            return rolled
+    return None
 
 
 def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
@@ -214,7 +235,8 @@ def _check_attack(
             raise refuse("NO_SUCH_WEAPON", ship=ship["name"], weapon=weapon_id)
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON")
-    chosen = weapon_rules.ready_to_fire(state, ship, chosen, named=bool(cmd.weapons))
+    for ready in HOOKS.ready_weapons:
+        chosen = ready(state, ship, chosen, bool(cmd.weapons))
     # G-TURN-4: range is judged when the attack resolves, after this turn's manoeuvres, so a
     # target out of reach now is accepted; the order carries the warning the phone shows.
     order["out_of_reach_now"] = out_of_reach_now(ship, target, chosen)
@@ -233,8 +255,7 @@ def out_of_reach_now(ship: Ship, target: Ship, weapon_ids: list[str]) -> bool:
 def _check_manoeuvre(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
 ) -> None:
-    if "zone" in ship:  # G-ZONE-3: a zone map moves from zone to zone
-        order["zone"] = check_move(state, ship, cmd.zone, value)
+    if any(judge(state, ship, cmd, value, order) for judge in HOOKS.move_order):
         return
     if cmd.zone is not None:
         raise refuse("NOT_A_ZONE_MAP", "squares_choose_square")
@@ -333,8 +354,6 @@ CHECKS = {
     "shields_up": _check_shields_up,
     "shields_down": _check_shields_down,
     "command": _check_command,
-    "point_defence": weapon_rules.check_point_defence,
-    "release": weapon_rules.check_release,
 }
 
 

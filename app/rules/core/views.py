@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import weapons as weapon_rules
+from ..content import RANGE_BANDS, ROLES
 from .combat import can_end
-from .content import RANGE_BANDS, ROLES
 from .crew import CHARACTERISTICS
 from .gm import SOUND_DEFAULTS
+from .hooks import HOOKS
 from .messages import message, said, term
-from .npc import automated as npc_automated
-from .npc import quality as npc_quality
 from .orders import out_of_reach_now
 from .phases import ACTIONS, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
@@ -32,7 +30,6 @@ from .state import (
     seat_station,
     station_key,
 )
-from .zone_views import map_view, ship_zone_view
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
@@ -61,8 +58,17 @@ def _game(state: State) -> View:
         "red_alert": state["red_alert"],
         "sound": {name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
         "modules": list(state["modules"]),
-        "map": map_view(state),
+        "map": _map(state),
     }
+
+
+def _map(state: State) -> View:
+    for hook in HOOKS.map_view:
+        drawn = hook(state)
+        if drawn is not None:
+            return drawn
+    settings = state["settings"]
+    return {"kind": "grid", "width": settings["map_width"], "height": settings["map_height"]}
 
 
 def _track(track: dict[str, Any]) -> View:
@@ -111,9 +117,10 @@ def _ships(state: State) -> list[View]:
                 "shields": {**_track(shields), "active": shields["active"]},
                 "stations": stations,
                 "weapons": [dict(w) for w in ship["weapons"]],
-                **ship_zone_view(state, ship),
             }
         )
+        for hook in HOOKS.ship_view:
+            ships[-1].update(hook(state, ship))
     return ships
 
 
@@ -172,13 +179,12 @@ def shared_view(state: State) -> View:
     """What every audience's view shows of this state: made once, it can be handed to each view
     function when several views of one state are wanted together. Those views then share its
     parts, so they are for reading only."""
-    return {
+    shared: View = {
         "game": _game(state),
         "ships": _ships(state),
         "distances": _distances(state),
         "revealed": _revealed(state),
         "log": [said(entry) for entry in state["log"]],
-        "weapons": weapon_rules.public_view(state),  # M-WEAPONS-3: torpedoes in flight, holds
         "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
             {
@@ -189,6 +195,9 @@ def shared_view(state: State) -> View:
             for b in RANGE_BANDS
         ],
     }
+    for name, part in HOOKS.shared_views.items():  # M-WEAPONS-3: torpedoes in flight, holds
+        shared[name] = part(state)
+    return shared
 
 
 def _common(state: State, shared: View | None) -> View:
@@ -262,11 +271,10 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "actions": [
             {"id": a, "label": term("action", a), "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
-            if weapon_rules.offers(state, ship, a)
+            if all(offers(state, ship, a) for offers in HOOKS.offers)
         ],
         "order": order,
         "allocation": allocation,
-        "weapons": weapon_rules.station_part(state, ship, view["weapons"]),
         # M-SEATS-1: the station this player waits to move to, if any.
         "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
         # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now
@@ -279,6 +287,8 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             and out_of_reach_now(ship, other, [w["id"] for w in ship["weapons"]])
         ),
     }
+    for name, part in HOOKS.station_views.items():
+        view["me"][name] = part(state, ship, view[name])
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
     # none, and shows to nobody but the GM).
@@ -303,12 +313,8 @@ def gm_view(state: State, shared: View | None = None) -> View:
     view["can_undo"] = bool(state["undo"] and state["undo"]["turn"] == state["turn"])
     view["settings"] = dict(state["settings"])
     view["messages"] = list(state["messages"])
-    # M-NPC-1/2: each NPC ship's Crew Quality and automation, for the GM only.
-    view["npc"] = {
-        s["id"]: {"quality": npc_quality(s), "auto": npc_automated(s)}
-        for s in ships_in_order(state)
-        if s["crew"] == "npc"
-    }
+    for name, part in HOOKS.gm_views.items():  # M-NPC-1/2: Crew Quality, for the GM only
+        view[name] = part(state)
     classes = state["sheets"]["classes"] if "sheets" in state else {}
     view["ship_classes"] = sorted(
         ({"id": k, "name": v["name"]} for k, v in classes.items()), key=lambda c: c["name"]

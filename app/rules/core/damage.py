@@ -1,31 +1,13 @@
-"""Damage to shields, hull and stations, with the cascades it sets off (G-DMG-*, G-SHD-1,
-M-STARMADA)."""
+"""Damage to shields, hull and stations, with the cascades it sets off (G-DMG-*, G-SHD-1)."""
 
 from __future__ import annotations
 
 from .cards import enforce_limit
 from .context import Context
 from .crew import injure
+from .hooks import HOOKS
 from .messages import Message, message
 from .state import Ship, Station, health, manned, role_label
-
-# M-STARMADA's d6 chart: what one filled Hull box adds to each system's running total.
-STARMADA_CHART = {
-    1: {"thrust": 1, "weapons": 3, "ecm": 0, "shields": 0},
-    2: {"thrust": 2, "weapons": 0, "ecm": 2, "shields": 0},
-    3: {"thrust": 3, "weapons": 0, "ecm": 0, "shields": 1},
-    4: {"thrust": 0, "weapons": 1, "ecm": 3, "shields": 0},
-    5: {"thrust": 0, "weapons": 2, "ecm": 0, "shields": 2},
-    6: {"thrust": 0, "weapons": 0, "ecm": 1, "shields": 3},
-}
-STARMADA_SYSTEM_ROLE = {"thrust": "pilot", "weapons": "weapons", "ecm": "comms"}
-STARMADA_PERCENT = {"normal": 29, "fragile": 17, "reinforced": 67}
-
-
-def damage_factor(hull_size: int, systems: str) -> int:
-    """Hull size times 29% (17% fragile, 67% reinforced), rounded to the nearest whole number."""
-    hundredths = hull_size * STARMADA_PERCENT[systems]
-    return max(1, (hundredths + 50) // 100)
 
 
 def damage_shields(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
@@ -145,8 +127,8 @@ def damage_hull(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
             )
             for station in ship["stations"].values():
                 damage_station(ctx, ship, station, 1, message("cause_red_hull_box"))
-        if "starmada" in ctx.state["modules"]:
-            _starmada_check(ctx, ship)
+        for hook in HOOKS.hull_box_filled:
+            hook(ctx, ship)
         if health(hull) == 0:
             destroy(ctx, ship)
             break
@@ -163,48 +145,6 @@ def destroy(ctx: Context, ship: Ship, by_gm: bool = False) -> None:
         message("ship_destroyed_by_gm" if by_gm else "ship_destroyed", ship=ship["name"]),
         ship=ship["id"],
     )
-
-
-def _starmada_check(ctx: Context, ship: Ship) -> None:
-    """M-STARMADA: one d6 per filled Hull box feeds four running totals; each multiple of the damage
-    factor costs that system a box, but never its last one."""
-    factor = damage_factor(ship["hull_size"], ship["systems"])
-    roll = ctx.dice.roll(6)
-    totals = ship["starmada"]
-    crossed: list[str] = []
-    for system, add in STARMADA_CHART[roll].items():
-        before = totals[system]
-        totals[system] = before + add
-        for _ in range(totals[system] // factor - before // factor):
-            crossed.append(system)
-    ctx.emit(
-        "SystemDamageRolled",
-        message(
-            "system_damage_rolled",
-            ship=ship["name"],
-            roll=roll,
-            thrust=totals["thrust"],
-            weapons=totals["weapons"],
-            ecm=totals["ecm"],
-            shields=totals["shields"],
-            factor=factor,
-        ),
-        log=False,
-        ship=ship["id"],
-        purpose="starmada",
-        roll=roll,
-        totals=dict(totals),
-        factor=factor,
-        systems_hit=crossed,
-    )
-    for system in crossed:
-        if system == "shields":
-            if health(ship["shields"]) > 1:
-                damage_shields_box(ctx, ship)
-            continue
-        station = first_station(ship, STARMADA_SYSTEM_ROLE[system])
-        if station is not None and health(station) > 1:
-            damage_station(ctx, ship, station, 1, message("cause_system_hit", system=system))
 
 
 def damage_shields_box(ctx: Context, ship: Ship) -> None:

@@ -6,13 +6,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from . import weapons as weapon_rules
 from .cards import discard, draw_up
 from .context import Context
-from .damage import damage_hull, damage_shields, damage_shields_box, damage_station, first_station
+from .damage import damage_hull, damage_shields, damage_station, first_station
 from .errors import refuse
+from .hooks import HOOKS, defending
 from .messages import Message, message
-from .npc import roll_at_reveal
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import (
@@ -29,7 +28,6 @@ from .state import (
     role_label,
 )
 from .timing import clear_deadline, set_deadline
-from .zones import cover, manoeuvre
 
 Order = dict[str, Any]
 
@@ -53,7 +51,8 @@ def reveal_and_resolve(ctx: Context) -> None:
         # M-SEATS-2: an override's cards come from the station that gave it, which must still work.
         station = ship["stations"][order.get("from", order["station"])]
         _recheck(ctx, ship, station, order)
-        roll_at_reveal(ctx, ship, station, order)
+        for reveal in HOOKS.at_reveal:
+            reveal(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
         order["played"] = [dict(card_of(state, c)) for c in order["cards"]]
@@ -255,7 +254,8 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
 
 def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
     expire_modifiers(ctx, "manoeuvre")  # last turn's evasive ends here
-    weapon_rules.before_manoeuvre(ctx, orders)  # M-WEAPONS-2: releases and breaking free
+    for hook in HOOKS.before_manoeuvre:  # M-WEAPONS-2: releases and breaking free
+        hook(ctx, orders)
     for order in orders:
         ship = ctx.state["ships"][order["ship"]]
         value, _ = action_value(ctx, order)
@@ -276,8 +276,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
                 value=value,
             )
             continue
-        if "zone" in order:
-            manoeuvre(ctx, ship, order["zone"], value)
+        if any(move(ctx, ship, order, value) for move in HOOKS.move):
             continue
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
@@ -287,7 +286,8 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
             "ship_moved", ship=ship["name"], from_x=before[0], from_y=before[1], x=x, y=y
         )
         ctx.emit("ShipMoved", words, ship=ship["id"], **route)
-    weapon_rules.after_manoeuvre(ctx)
+    for pull in HOOKS.after_manoeuvre:  # M-WEAPONS-2: grapples hold
+        pull(ctx)
     return False
 
 
@@ -406,8 +406,7 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
 
 
 def step_attacks(ctx: Context, orders: list[Order]) -> bool:
-    if weapon_rules.on(ctx.state):  # M-WEAPONS: launchers, point defence and strikes around G-HIT
-        weapon_rules.step_attacks(ctx, orders)
+    if any(step(ctx, orders) for step in HOOKS.attacks):  # M-WEAPONS: launchers around G-HIT
         return False
     for order in orders:
         attack(ctx, order)
@@ -462,7 +461,7 @@ def attack(
     assert band is not None
     value, value_parts = action_value(ctx, order)
     attack_mods = modifiers_for(ctx, ship["id"], "attack")
-    defence_mods = modifiers_for(ctx, target["id"], "defence") + cover(state, ship, target)
+    defence_mods = modifiers_for(ctx, target["id"], "defence") + defending(state, ship, target)
     roll = ctx.dice.roll(6)
     defence = target["defence"]
     score = (
@@ -552,15 +551,15 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             points -= damage_station(
                 ctx, target, target["stations"][hit["target_station"]], share, hit["cause"]
             )
-        if "syshit" in state["modules"]:
-            points -= _system_hit(ctx, target, points, hit["cause"])
+        for divert in HOOKS.hull_hit:
+            points -= divert(ctx, target, points, hit["cause"])
         if points > 0:
             hull_damage[target["id"]] = hull_damage.get(target["id"], 0) + points
     prompts: dict[str, dict[str, Any]] = {}
     for ship_id, points in hull_damage.items():
         ship = state["ships"][ship_id]
         engineering = first_station(ship, "engineering")
-        random_allocation = {"starmada", "syshit"} & set(state["modules"])
+        random_allocation = any(by_dice(state) for by_dice in HOOKS.random_allocation)
         if points >= 2 and engineering and manned(state, engineering) and not random_allocation:
             prompts[ship_id] = {"hull_damage": points, "answered": False, "allocations": {}}
         else:
@@ -586,38 +585,6 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             deadline=ctx.now + seconds,
         )
     return True
-
-
-def _system_hit(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
-    """M-SYSHIT: a d20 on the scenario's table picks the system; a station hit takes half the
-    Hull damage (rounded down), and at least 1 point always stays on the Hull."""
-    roll = ctx.dice.roll(20)
-    system = next(
-        (name for low, high, name in ctx.state["settings"]["hit_table"] if low <= roll <= high),
-        "hull",
-    )
-    station = first_station(ship, system) if system not in ("hull", "shields") else None
-    if system == "shields":  # the shield generator (G-SHIP-2), as far as it has boxes left
-        share = min(points // 2, health(ship["shields"]))
-    else:
-        share = points // 2 if station is not None else 0
-    ctx.emit(
-        "SystemHitRolled",
-        message("system_hit_diverted", ship=ship["name"], roll=roll, system=system, points=share)
-        if share
-        else message("system_hit", ship=ship["name"], roll=roll, system=system),
-        ship=ship["id"],
-        purpose="system hit",
-        roll=roll,
-        system=system,
-        points=share,
-    )
-    if share and station is not None:
-        return damage_station(ctx, ship, station, share, cause)
-    if share:
-        for _ in range(share):
-            damage_shields_box(ctx, ship)
-    return share
 
 
 def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str | None) -> None:

@@ -10,12 +10,13 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
-from . import combat, gm, seats, tactic, timing, weapons
+from . import combat, gm, timing
 from . import commands as c
 from .cards import draw_for_turn
 from .context import Context
 from .discards import discard_cards
 from .errors import refuse
+from .hooks import HOOKS
 from .messages import message
 from .orders import all_ready, pass_order, submit_order, withdraw_order
 from .phases import phase_allows
@@ -31,7 +32,8 @@ SHARED = ("cards", "undo", "log", "revealed")
 
 
 def clone(state: State) -> State:
-    """A deep copy of the changing parts; pickle is several times faster than copy.deepcopy."""
+    """A deep copy of the changing parts, through pickle: the state is plain data, which pickle
+    copies with less work than copy.deepcopy."""
     changing = {k: v for k, v in state.items() if k not in SHARED}
     # Our own bytes, made the line before: nothing untrusted is unpickled.
     copy: State = pickle.loads(pickle.dumps(changing, protocol=pickle.HIGHEST_PROTOCOL))  # noqa: S301
@@ -53,8 +55,10 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
         raise refuse("WRONG_PHASE", phase=phase)
     ctx = Context(state if owned else clone(state), command.now)
     could_end = combat.can_end(ctx.state)
-    HANDLERS[type(command)](ctx, command)
-    weapons.settle(ctx, phase)
+    handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
+    handler(ctx, command)
+    for tidy in HOOKS.after_command:
+        tidy(ctx, phase)
     combat.notice_end(ctx, could_end)
     return ctx.state, ctx.events
 
@@ -96,7 +100,8 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
     draw_for_turn(ctx)
-    tactic.give_orders(ctx)  # M-NPC-2: NPC crews choose as Orders open
+    for hook in HOOKS.orders_open:  # M-NPC-2: NPC crews choose as Orders open
+        hook(ctx)
 
 
 # Left out of the undo snapshot: static cards, and what the room has already seen and heard.
@@ -216,7 +221,6 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetTrack: gm.set_track,
     c.SetShields: gm.set_shields,
     c.SetPosition: gm.set_position,
-    c.PlaceInZone: gm.place_in_zone,
     c.SetShipValue: gm.set_ship_value,
     c.SetCharacteristic: gm.set_characteristic,
     c.DowntimeRepair: gm.downtime_repair,
@@ -230,8 +234,4 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetRedAlert: gm.set_red_alert,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
-    c.SetMagazine: weapons.set_magazine,
-    c.SetNpc: tactic.set_npc,
-    c.ChangePosition: seats.change_position,
 }
-assert set(HANDLERS) == set(c.COMMANDS.values()), "every command needs a handler"

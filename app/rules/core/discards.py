@@ -8,7 +8,7 @@ from .commands import DiscardCards
 from .context import Context
 from .errors import refuse
 from .messages import message
-from .orders import _acting_station
+from .orders import acting_station
 from .state import Ship, Station, role_label, seat_station, station_key
 
 
@@ -25,7 +25,7 @@ def _station_for(ctx: Context, cmd: DiscardCards) -> tuple[Ship, Station]:
         raise refuse("BAD_COMMAND", "discard_needs_station")
     else:
         ship_id, station_id = cmd.ship, cmd.station
-    return _acting_station(ctx, cmd.actor, ship_id, station_id)
+    return acting_station(ctx, cmd.actor, ship_id, station_id)
 
 
 def discard_cards(ctx: Context, cmd: DiscardCards) -> None:

@@ -9,27 +9,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .context import Context
-from .damage import damage_hull
-from .errors import refuse
-from .messages import message
-from .state import Ship, State, distance, put_in_zone
+from ...core.context import Context
+from ...core.damage import damage_hull
+from ...core.errors import refuse
+from ...core.messages import message
+from ...core.state import Ship, State, ZoneMap, distance, get_zone, put_in_zone, zone_map
 
-ZoneMap = dict[str, Any]
 Plan = dict[str, Any]
 MAX_MOVE = 2  # 003: impulse moves up to two zones
-
-
-def zone_map(state: State) -> ZoneMap | None:
-    found: ZoneMap | None = state.get("map")
-    return found
-
-
-def get_zone(zones: ZoneMap, zone_id: Any) -> dict[str, Any]:
-    zone: dict[str, Any] | None = zones["zones"].get(zone_id) if isinstance(zone_id, str) else None
-    if zone is None:
-        raise refuse("NO_SUCH_ZONE", zone=zone_id)
-    return zone
 
 
 def _paths(zones: ZoneMap, start: str, dest: str) -> list[list[str]]:

@@ -1,19 +1,20 @@
 """M-NPC-1: an NPC ship's crew acts by its Crew Quality: rating + 1d6, rolled at the reveal.
 
 The tactic that picks those orders is in tactic.py; this module only knows who counts as an NPC
-crew and how its action value is made, so orders.py and resolve.py can ask without a cycle.
+crew and how its action value is made; the core asks it through the hooks it registers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .commands import SubmitOrder
-from .content import QUALITIES
-from .context import Context
-from .messages import message
-from .phases import ACTIONS
-from .state import Ship, State, Station, role_label
+from ...content import QUALITIES
+from ...core.commands import SubmitOrder
+from ...core.context import Context
+from ...core.messages import message
+from ...core.phases import ACTIONS
+from ...core.state import Ship, State, Station, role_label
+from ...core.views import ships_in_order
 
 DIE = 6
 
@@ -50,6 +51,15 @@ def rolls_at_reveal(state: State, ship: Ship, station: Station, cmd: SubmitOrder
     )
 
 
+def rolled_order(
+    state: State, ship: Ship, station: Station, cmd: SubmitOrder
+) -> tuple[int, dict[str, Any]] | None:
+    """The checks judge the best the crew's roll can give; the order's value waits for the roll."""
+    if not rolls_at_reveal(state, ship, station, cmd):
+        return None
+    return best_roll(ship), {"value": 0, "npc": quality(ship)}
+
+
 def best_roll(ship: Ship) -> int:
     """The highest value the roll can give: what an order's checks (how far to move) allow."""
     return rating(ship) + DIE
@@ -82,3 +92,12 @@ def roll_at_reveal(ctx: Context, ship: Ship, station: Station, order: dict[str, 
         rating=base,
         value=base + roll,
     )
+
+
+def gm_view(state: State) -> dict[str, Any]:
+    """M-NPC-1/2: each NPC ship's Crew Quality and automation, for the GM only."""
+    return {
+        s["id"]: {"quality": quality(s), "auto": automated(s)}
+        for s in ships_in_order(state)
+        if s["crew"] == "npc"
+    }
