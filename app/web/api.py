@@ -25,6 +25,7 @@ from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
+from app.web.words import request_words, with_text
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -291,7 +292,11 @@ def view_answer(version: int, view: dict[str, Any]) -> Response:
     description="Apply one command. The kinds:\n\n" + command_reference(),
 )
 async def post_command(
-    game_id: GameId, body: CommandRequest, caller: ApiCaller, session_factory: SessionFactoryDep
+    request: Request,
+    game_id: GameId,
+    body: CommandRequest,
+    caller: ApiCaller,
+    session_factory: SessionFactoryDep,
 ) -> CommandApplied:
     data = body.model_dump(exclude={"command_id", "expected_version"})
     if caller.role == "seat" and caller.seat is not None:
@@ -304,11 +309,13 @@ async def post_command(
         command_id=body.command_id,
         expected_version=body.expected_version,
     )
-    return CommandApplied(version=result.version, events=result.visible_events(caller.viewer))
+    events = with_text(result.visible_events(caller.viewer), request_words(request.scope))
+    return CommandApplied(version=result.version, events=events)
 
 
 @router.get("/games/{game_id}/events")
 async def get_events(
+    request: Request,
     game_id: GameId,
     caller: ApiCaller,
     session_factory: SessionFactoryDep,
@@ -316,11 +323,12 @@ async def get_events(
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> EventsOut:
     """Events after version `after`, oldest first, as the caller may see them; each carries its
-    `version` and `seq`. Resume with after=<the last version seen>."""
+    `version` and `seq`, its message (`words`: an id and parameters) and its sentence in the
+    request's language (`text`). Resume with after=<the last version seen>."""
     version, events = await service.events_after(
         session_factory, game_id, after, caller.viewer, limit
     )
-    return EventsOut(version=version, events=events)
+    return EventsOut(version=version, events=with_text(events, request_words(request.scope)))
 
 
 @health.get("/healthz", responses={503: {"description": "The database does not answer"}})

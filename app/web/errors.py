@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.service import ServiceError
 from app.settings import Settings
 from app.web.render import render_template
+from app.web.words import request_words, say
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,14 @@ def wants_page(scope: Scope) -> bool:
     return "text/html" in headers.get("accept", "") and "hx-request" not in headers
 
 
-def refusal(scope: Scope, status: int, code: str, message: str, **headers: str) -> Response:
-    """The refusal as a page for a person's browser (`wants_page`), else as `{code, message}`.
-    A 503 page says the server is reconnecting and reloads itself until it answers again."""
+def refusal(
+    scope: Scope, status: int, code: str, message: str | Mapping[str, Any], **headers: str
+) -> Response:
+    """The refusal as a page for a person's browser (`wants_page`), else as `{code, message}`,
+    the message in the request's language. A 503 page says the server is reconnecting and
+    reloads itself until it answers again."""
     if not wants_page(scope):
-        return error(status, code, message, **headers)
+        return error(status, code, say(message, request_words(scope)), **headers)
     if status == 503:
         html = render_template("unavailable.html", retry=RETRY_SECONDS, csrf="")
     else:

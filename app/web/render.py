@@ -7,7 +7,7 @@ use only their inputs from `view`, and `oob`: the hub renders them with no reque
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from jinja2_fragments import render_blocks
@@ -54,6 +54,8 @@ def render_template(name: str, **context: Any) -> str:
     return environment.get_template(name).render(**context)
 
 
-def render_toast(message: str, code: str = "", kind: Literal["error", "ok"] = "error") -> str:
+def render_toast(
+    message: str | Mapping[str, Any], code: str = "", kind: Literal["error", "ok"] = "error"
+) -> str:
     """A message for the player as an out-of-band swap of #toast."""
     return environment.get_template("_toast.html").render(message=message, code=code, kind=kind)

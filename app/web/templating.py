@@ -17,8 +17,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from app.rules.content import MODULES
+from app.rules.core.messages import term
 from app.rules.core.phases import ACTIONS
 from app.web.mapmarks import map_marks
+from app.web.words import label_filter, say, say_filter
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
@@ -32,9 +34,9 @@ STATUS_WORDS = {
     "dead": "dead",
 }
 # Static rules data (not game state): what each role may order, for the GM's NPC order forms.
-ROLE_ACTIONS: dict[str, list[tuple[str, str]]] = {}
+ROLE_ACTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {}
 for _action, _spec in ACTIONS.items():
-    ROLE_ACTIONS.setdefault(str(_spec["role"]), []).append((_action, str(_spec["label"])))
+    ROLE_ACTIONS.setdefault(str(_spec["role"]), []).append((_action, term("action", _action)))
 CARDLESS_ACTIONS = frozenset(a for a, spec in ACTIONS.items() if not spec["kinds"])
 # Events the reveal lists leave out: the tracks already show each filled box and station hit.
 QUIET_EVENTS = frozenset(
@@ -197,7 +199,7 @@ def order_text(view: View, order: View) -> str:
             return f"Giving {order['overriding']}'s order instead (override −2)."
         return "Pass."
     action = ACTIONS.get(order["action"])
-    text = order["action"] if action is None else action["label"]
+    text = order["action"] if action is None else say(term("action", order["action"]))
     if action is not None and action["kinds"]:
         # M-NPC-1: an NPC crew's value is rolled at the reveal.
         text += " (crew roll)" if order.get("npc") else f" ({order['value']})"
@@ -265,7 +267,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         auto_reload=DEV,
     )
-    env.filters.update(mmss=mmss, signed=signed)
+    env.filters.update(mmss=mmss, signed=signed, say=say_filter, label=label_filter)
     env.globals.update(
         status_words=STATUS_WORDS,
         role_icons=ROLE_ICONS,

@@ -38,6 +38,7 @@ from app.service.seats import (
 from app.web.limits import CLOSE_POLICY
 from app.web.live import Audience, Format
 from app.web.security import same_origin
+from app.web.words import say
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ def _token(websocket: WebSocket, query_token: str | None, cookie: str) -> str | 
 
 async def _refuse(websocket: WebSocket, error: ServiceError) -> None:
     # The reason travels in the close frame, which allows at most 123 bytes.
-    reason = f"{error.code}: {error.message}".encode()[:120].decode(errors="ignore")
+    reason = f"{error.code}: {say(error.message)}".encode()[:120].decode(errors="ignore")
     await websocket.close(CLOSE_POLICY, reason)
 
 

@@ -175,7 +175,7 @@ def test_g_ship_1_every_command_on_added_ships_applies_or_is_refused_with_a_code
         try:
             state, _ = apply(state, parse_command(command, actor, NOW))
         except RulesError as error:
-            assert error.code and error.message
+            assert error.code and error.words
             assert dump(state) == before, command
         for view in (display_view(state), gm_view(state), station_view(state, "w-pilot")):
             assert view["ships"]

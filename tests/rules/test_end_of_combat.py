@@ -20,6 +20,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat,
     started,
     stations,
@@ -36,7 +37,7 @@ def test_g_end_1_the_engine_notices_when_a_side_has_no_ship_that_can_fight() -> 
     assert gm_view(state)["combat_can_end"] is None
     state, events = run_events(state, c.DestroyShip(ship="rustjaw"))
     notice = one(events, "CombatCanEnd")
-    assert notice["side"] == "raiders" and "Rustjaw destroyed" in notice["text"]
+    assert notice["side"] == "raiders" and "Rustjaw destroyed" in said(notice)
     can_end = gm_view(state)["combat_can_end"]
     assert can_end["side"] == "raiders" and can_end["standing"] == ["players"]
     assert display_view(state)["combat_can_end"] == can_end  # the room is told too
@@ -54,10 +55,10 @@ def test_g_end_1_fled_and_surrendered_ships_count_as_out_of_the_fight() -> None:
     assert gm_view(state)["combat_can_end"] is None  # Jackal-3 still fights
     state, events = run_events(state, c.SetShipOut(ship="jackal-3", out="surrendered"))
     notice = one(events, "CombatCanEnd")
-    assert notice["why"] == "Gutter Knife destroyed; " + "; ".join(
-        f"{state['ships'][s]['name']} {why}"
+    assert notice["why"] == [["Gutter Knife", "destroyed"]] + [
+        [state["ships"][s]["name"], why]
         for s, why in (("jackal-2", "fled"), ("jackal-3", "surrendered"))
-    )
+    ]
     assert gm_view(state)["ships"][-1]["out"] == "surrendered"
     state = run(state, c.SetShipOut(ship="jackal-3", out=""))  # the GM changes their mind
     assert gm_view(state)["combat_can_end"] is None

@@ -8,6 +8,7 @@ import pytest
 from app.rules import commands as c
 from app.rules.core.context import Context
 from app.rules.core.damage import damage_hull
+from app.rules.core.messages import message
 from app.rules.core.rng import Dice
 from app.rules.modules.starmada.starmada import damage_factor, starmada_check
 
@@ -93,7 +94,7 @@ def test_m_starmada_worked_example_with_loaded_dice() -> None:
     ctx.dice = dice = LoadedDice(2, 3, 5)
     kestrel = state["ships"]["kestrel"]
     assert (kestrel["hull_size"], damage_factor(12, kestrel["systems"])) == (12, 3)
-    assert damage_hull(ctx, kestrel, 3, "three hull hits") == 3
+    assert damage_hull(ctx, kestrel, 3, message("cause_enemy_fire")) == 3
     assert dice.sides == [6, 6, 6]
     assert kestrel["starmada"] == {"thrust": 5, "weapons": 2, "ecm": 2, "shields": 3}
     assert systems(state) == {"pilot": 1, "weapons": 0, "comms": 0, "shields": 1}

@@ -22,6 +22,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -50,9 +51,10 @@ def test_m_npc_1_action_value_is_rating_plus_d6_rolled_at_the_reveal(quality: st
     state, events = close(state)
     rolled = one(events, "NpcActionRolled")
     assert (rolled["rating"], rolled["roll"], rolled["value"]) == (rating, 4, rating + 4)
-    assert f"{rating} + d6 4 = {rating + 4}" in rolled["text"]
+    assert f"{rating} + d6 4 = {rating + 4}" in said(rolled)
     attack = one(events, "AttackResolved")
-    assert attack["breakdown"]["value"] == [[f"{quality.capitalize()} crew", rating], ["d6", 4]]
+    assert attack["breakdown"]["value"] == [[f"crew:{quality}", rating], ["d6", 4]]
+    assert f"{quality.capitalize()} crew {rating} + d6 4" in said(attack)
     assert state["revealed"]["orders"]["rustjaw/weapons"]["value"] == rating + 4
 
 
@@ -194,7 +196,7 @@ def test_m_npc_3_public_events_say_only_ready_whatever_the_station_chose() -> No
         for viewer in ("display", ("seat", seat_of("kestrel", "pilot"))):
             heard.append(event_view(given, viewer))
     assert all(public == heard[0] for public in heard), heard
-    assert heard[0] is not None and heard[0]["text"] == "Pilot of Rustjaw is ready."
+    assert heard[0] is not None and said(heard[0]) == "Pilot of Rustjaw is ready."
 
 
 # rule: M-NPC-1 (issue 31: Crew Quality and automation are the GM's)

@@ -18,6 +18,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat,
     set_hand,
     skill_cards,
@@ -219,8 +220,9 @@ def test_m_seats_3_a_fallen_character_s_station_is_unmanned_says_why_and_can_be_
         state = run(state, c.SetCharacteristic(character="ilse-marrow", field=field, value=0))
     assert "kestrel/pilot" not in state["orders"]
     me = station_view(state, "kestrel-pilot")["me"]
-    assert me["down"].startswith("Your character is unconscious: the station is unmanned")
-    assert "Another crew member may take it." in me["down"]
+    down = said({"words": me["down"]})
+    assert down.startswith("Your character is unconscious: the station is unmanned")
+    assert "Another crew member may take it." in down
     state, events = run_events(state, move(state, "pilot"))  # free at once
     assert crew_at(state, "pilot") == "kestrel-weapons"
     assert one(events, "CrewCarriedOff")["seat"] == "kestrel-pilot"
@@ -239,7 +241,7 @@ def test_nobody_is_seated_on_an_npc_ship_whoever_asks() -> None:
                 ship="rustjaw", station=station, seat="mole", name="M", actor=actor
             )
             error = refused(state, seating, "NOT_A_PLAYERS_SHIP")
-            assert "Rustjaw" in error.message
+            assert "Rustjaw" in said(error)
 
 
 # rule: M-SEATS-1 (issue 31)

@@ -24,6 +24,7 @@ from .builders import (
     place,
     run,
     run_events,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -105,7 +106,7 @@ def test_orders_are_public_once_revealed() -> None:
     view = station_view(state, seat_of(*A))
     shown = {o["station"]: o for o in view["revealed"]["orders"] if o["ship"] == "kestrel"}
     assert shown["pilot"]["action"] == "manoeuvre" and shown["pilot"]["cards"] == played
-    assert "Manoeuvre" in shown["pilot"]["text"]
+    assert "Manoeuvre" in said(shown["pilot"])
     assert leaks(state, view, "kestrel/weapons") == []
     state = started(state)  # during the next Orders phase the old reveal stays public
     assert station_view(state, seat_of(*A))["revealed"]["turn"] == 1
@@ -222,7 +223,11 @@ def test_a_seat_without_a_station_sees_only_the_public_board() -> None:
 def test_station_view_reports_a_station_that_is_down() -> None:
     state = damage(started(game()), "kestrel", "weapons", 5)
     me = station_view(state, seat_of(*A))["me"]
-    assert me["operational"] is False and me["hand_limit"] == 0 and "zero health" in me["down"]
+    assert (
+        me["operational"] is False
+        and me["hand_limit"] == 0
+        and "zero health" in said({"words": me["down"]})
+    )
 
 
 def test_views_list_ships_and_stations_in_a_fixed_order_whatever_the_key_order() -> None:

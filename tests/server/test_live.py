@@ -25,6 +25,7 @@ from app.settings import Settings
 from app.web.live import listener, push
 from app.web.live.connections import Connection, Room
 from app.web.live.hub import Hub
+from app.web.words import sentence
 
 from .conftest import AsyncTable, LiveServer, next_message
 
@@ -115,7 +116,7 @@ async def test_event_stream_sends_public_events_and_replays_after_a_version(
         assert (event["version"], event["seq"], event["event"]["type"]) == (3, 0, "RedAlertSet")
     async with connect(f"{live.ws}/ws/events/{table.game_id}?after=0") as replay:
         assert await next_message(replay) == {"type": "hello", "version": 3}
-        kinds = [(await next_message(replay))["event"]["text"] for _ in range(2)]
+        kinds = [sentence((await next_message(replay))["event"]["words"]) for _ in range(2)]
         assert kinds == ["GM to all: Before", "RED ALERT."]
 
 

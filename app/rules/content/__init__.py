@@ -22,7 +22,7 @@ from .zone_content import ZoneMap, parse_map
 @dataclass(frozen=True)
 class RangeBand:
     id: str
-    label: str
+    label: str  # its name's id (`band.<label>` in app/web/words.py): a zone map names its own
     min_squares: int
     max_squares: int
     to_hit: int
@@ -42,11 +42,11 @@ ROLE_CARD_KIND = {
 }
 # rule: G-HIT-2 (the source overlaps Close and Medium at 4 squares; 4 is Close here)
 RANGE_BANDS = (
-    RangeBand("point_blank", "Point Blank", 0, 2, 1),
-    RangeBand("close", "Close", 3, 4, 2),
-    RangeBand("medium", "Medium", 5, 5, 3),
-    RangeBand("long", "Long", 6, 8, 5),
-    RangeBand("very_long", "Very Long", 9, 9, 7),
+    RangeBand("point_blank", "point_blank", 0, 2, 1),
+    RangeBand("close", "close", 3, 4, 2),
+    RangeBand("medium", "medium", 5, 5, 3),
+    RangeBand("long", "long", 6, 8, 5),
+    RangeBand("very_long", "very_long", 9, 9, 7),
 )
 MODULES = ("starmada", "syshit", "weapons", "npc", "seats")
 # rule: M-WEAPONS-1: a weapon kind's reach, used when its sheet gives no max_range.

@@ -9,10 +9,10 @@ from .zone_content import ZONES_MAX
 # grid band whose weapons just reach it, so a weapon's `max_range` compares with it as on a grid
 # (band_index): Point Blank and Close weapons reach the same zone, Very Long reaches Extreme.
 ZONE_BANDS = (
-    RangeBand("point_blank", "Close", 0, 0, 2),
-    RangeBand("medium", "Medium", 1, 1, 3),
-    RangeBand("long", "Long", 2, 2, 5),
-    RangeBand("very_long", "Extreme", 3, ZONES_MAX, 7),
+    RangeBand("point_blank", "close", 0, 0, 2),
+    RangeBand("medium", "medium", 1, 1, 3),
+    RangeBand("long", "long", 2, 2, 5),
+    RangeBand("very_long", "extreme", 3, ZONES_MAX, 7),
 )
 
 

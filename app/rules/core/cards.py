@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context import Context
+from .messages import message
 from .state import Ship, Station, card_of, hand_limit, manned, operational, station_key
 
 SKILL_CARDS_MAX = 3
@@ -63,8 +64,9 @@ def draw_up(ctx: Context, ship: Ship, station: Station, most: int | None = None)
         name = ship["name"]
         ctx.emit(
             "CardsDrawn",
-            f"{station['role'].capitalize()} of {name} drew {len(drawn)} "
-            f"card{'s' if len(drawn) != 1 else ''}.",
+            message(
+                "cards_drawn", station=station["role"].capitalize(), ship=name, count=len(drawn)
+            ),
             log=False,
             ship=ship["id"],
             station=station["id"],
@@ -114,8 +116,12 @@ def enforce_limit(ctx: Context, ship: Ship, station: Station) -> list[str]:
         discard(ctx, station, card_id)
     ctx.emit(
         "HandReduced",
-        f"{station['role'].capitalize()} of {ship['name']} lost "
-        f"{len(dropped)} card{'s' if len(dropped) != 1 else ''} to damage.",
+        message(
+            "hand_reduced",
+            station=station["role"].capitalize(),
+            ship=ship["name"],
+            count=len(dropped),
+        ),
         ship=ship["id"],
         station=station["id"],
         count=len(dropped),

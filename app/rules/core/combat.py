@@ -9,6 +9,7 @@ from . import timing
 from .context import Context
 from .errors import refuse
 from .hooks import HOOKS
+from .messages import Message, message
 from .state import State, get_ship
 
 OUT_REASONS = {"fled": "fled", "surrendered": "surrendered"}
@@ -26,14 +27,16 @@ def check_open_to_players(ship: dict[str, Any]) -> None:
     """Players sit only on players' ships that can still fight, whichever way they ask: the GM
     crews an NPC ship, and nobody boards a ship that is out of the fight."""
     if ship["crew"] != "players":
-        raise refuse(
-            "NOT_A_PLAYERS_SHIP", f"{ship['name']} is crewed by the GM: players sit only on theirs."
-        )
+        raise refuse("NOT_A_PLAYERS_SHIP", ship=ship["name"])
     why = out_of_the_fight(ship)
     if why == "destroyed":
-        raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+        raise refuse("SHIP_DESTROYED", "ship_destroyed_refused", ship=ship["name"])
     if why is not None:
-        raise refuse("SHIP_OUT", f"{ship['name']} has {OUT_REASONS[why]}: it is out of the fight.")
+        raise refuse(
+            "SHIP_OUT",
+            "ship_out_fled_refused" if why == "fled" else "ship_out_surrendered_refused",
+            ship=ship["name"],
+        )
 
 
 def can_end(state: State) -> dict[str, Any] | None:
@@ -51,13 +54,17 @@ def can_end(state: State) -> dict[str, Any] | None:
     if not beaten:
         return None
     side = beaten[0]
-    why = "; ".join(f"{s['name']} {out_of_the_fight(s)}" for s in sides[side])
+    why = [[s["name"], out_of_the_fight(s)] for s in sides[side]]
     standing = sorted(set(sides) - set(beaten))
     return {
         "side": side,
         "why": why,
         "standing": standing,
-        "text": f"The {side} can no longer fight ({why}). The GM may end the combat or play on.",
+        "words": message(
+            "side_cannot_fight",
+            side=side.capitalize(),
+            out=[_out_words(name, out) for name, out in why],
+        ),
     }
 
 
@@ -65,20 +72,29 @@ def notice_end(ctx: Context, before: dict[str, Any] | None) -> None:
     """Tell everyone once, when a command leaves a side unable to fight."""
     now = can_end(ctx.state)
     if now is not None and (before is None or before["side"] != now["side"]):
-        ctx.emit("CombatCanEnd", now["text"], side=now["side"], why=now["why"])
+        ctx.emit("CombatCanEnd", now["words"], side=now["side"], why=now["why"])
+
+
+def _out_words(ship: str, out: str | None) -> Message:
+    if out == "fled":
+        return message("ship_out_fled", ship=ship)
+    if out == "surrendered":
+        return message("ship_out_surrendered", ship=ship)
+    return message("ship_out_destroyed", ship=ship)
 
 
 def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     if cmd.out and cmd.out not in OUT_REASONS:
-        raise refuse("BAD_VALUE", "A ship leaves the fight as 'fled' or 'surrendered' (or '').")
+        raise refuse("BAD_VALUE", "bad_out_reason")
     ship["out"] = cmd.out or None
-    text = (
-        f"{ship['name']} {OUT_REASONS[cmd.out]}: it is out of the fight."
-        if cmd.out
-        else f"{ship['name']} is back in the fight."
-    )
-    ctx.emit("ShipOut", text, ship=ship["id"], out=ship["out"])
+    if cmd.out == "fled":
+        words = message("ship_fled", ship=ship["name"])
+    elif cmd.out == "surrendered":
+        words = message("ship_surrendered", ship=ship["name"])
+    else:
+        words = message("ship_back_in_fight", ship=ship["name"])
+    ctx.emit("ShipOut", words, ship=ship["id"], out=ship["out"])
 
 
 def _clear_between_combats(state: State) -> None:
@@ -92,13 +108,13 @@ def end_combat(ctx: Context, cmd: c.EndCombat) -> None:
     """Back to Downtime; the combat's bonuses, red alert and messages go with it."""
     state = ctx.state
     if state["phase"] == "downtime":
-        raise refuse("WRONG_PHASE", "There is no combat to end.")
+        raise refuse("WRONG_PHASE", "no_combat_to_end")
     state.update(
         phase="downtime", orders={}, allocation=None, pending=None, undo=None, modifiers=[]
     )
     timing.clear_deadline(state)
     _clear_between_combats(state)
-    ctx.emit("CombatEnded", f"Combat {state['combat']} is over. Downtime.", combat=state["combat"])
+    ctx.emit("CombatEnded", message("combat_ended", combat=state["combat"]), combat=state["combat"])
 
 
 def prepare_next_combat(state: State) -> None:

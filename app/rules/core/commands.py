@@ -406,11 +406,11 @@ def _hints(cls: type) -> dict[str, Any]:
 def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Command:
     """Build a command from JSON-like data, refusing unknown types and ill-typed fields."""
     if not isinstance(data, dict):
-        raise refuse("BAD_COMMAND", "A command must be a JSON object.")
+        raise refuse("BAD_COMMAND", "command_not_object")
     kind = data.get("type")
     cls = COMMANDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise refuse("UNKNOWN_COMMAND", f"There is no command called {kind!r}.")
+        raise refuse("UNKNOWN_COMMAND", command=str(kind)[:60])
     hints = _hints(cls)
     values: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
@@ -426,7 +426,7 @@ def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Comma
         and f.default_factory is dataclasses.MISSING
     ]
     if missing:
-        raise refuse("BAD_COMMAND", f"{kind} needs the field {missing[0]!r}.")
+        raise refuse("BAD_COMMAND", "field_missing", command=kind, field=missing[0])
     return cls(**values, actor=actor, now=now)
 
 
@@ -444,31 +444,29 @@ def _coerce(value: Any, hint: Any, name: str) -> Any:
                 return _coerce(value, option, name)
             except Exception as exc:  # try the next member of the union
                 errors.append(exc)
-        raise refuse("BAD_COMMAND", f"The field {name!r} has the wrong type.")
+        raise refuse("BAD_COMMAND", "field_wrong_type", field=name)
     if origin is tuple:
         if not isinstance(value, list | tuple) or len(value) > 50:
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be a list.")
+            raise refuse("BAD_COMMAND", "field_not_list", field=name)
         return tuple(_coerce(item, args[0], name) for item in value)
     if origin is dict:
         if not isinstance(value, dict) or len(value) > 50:
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be an object.")
+            raise refuse("BAD_COMMAND", "field_not_object", field=name)
         return {_coerce(k, args[0], name): _coerce(v, args[1], name) for k, v in value.items()}
     if hint is bool:
         if not isinstance(value, bool):
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be true or false.")
+            raise refuse("BAD_COMMAND", "field_not_bool", field=name)
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 1_000_000:
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be a whole number.")
+            raise refuse("BAD_COMMAND", "field_not_whole_number", field=name)
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise refuse("BAD_COMMAND", f"The field {name!r} must be a number.")
+            raise refuse("BAD_COMMAND", "field_not_number", field=name)
         return float(value)
     if hint is str:
         if not isinstance(value, str) or len(value) > _MAX_TEXT:
-            raise refuse(
-                "BAD_COMMAND", f"The field {name!r} must be text of at most {_MAX_TEXT} characters."
-            )
+            raise refuse("BAD_COMMAND", "field_not_text", field=name, most=_MAX_TEXT)
         return value
-    raise refuse("BAD_COMMAND", f"The field {name!r} cannot be read.")
+    raise refuse("BAD_COMMAND", "field_unreadable", field=name)

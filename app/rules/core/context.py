@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .messages import Message
 from .rng import Dice
 from .state import State, seats_at
 
@@ -20,16 +21,19 @@ class Context:
     def emit(
         self,
         type_: str,
-        text: str,
+        words: Message | None,
         *,
         log: bool = True,
         secret_for: str | None = None,
         secret: dict[str, Any] | None = None,
         **data: Any,
     ) -> dict[str, Any]:
-        """Record a past-tense event. `secret` fields are shown only to the GM and the seats that
-        hold `secret_for` (a station key or a ship id) now, as the event happens."""
-        event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], "text": text, **data}
+        """Record a past-tense event, with its sentence for people (`words`, a message; None for
+        an event that says nothing by itself). `secret` fields are shown only to the GM and the
+        seats that hold `secret_for` (a station key or a ship id) now, as the event happens."""
+        event: dict[str, Any] = {"type": type_, "turn": self.state["turn"], **data}
+        if words is not None:
+            event["words"] = words
         if not log:
             event["log"] = False  # so the after-action report's log leaves it out too
         if secret is not None:
@@ -41,8 +45,8 @@ class Context:
         revealed = self.state["revealed"]
         if self.state["pending"] is not None and revealed is not None and secret is None:
             self.state["revealed"] = {**revealed, "results": [*revealed["results"], event]}
-        if log and text:
-            entry = {"turn": self.state["turn"], "type": type_, "text": text}
+        if log and words is not None:
+            entry = {"turn": self.state["turn"], "type": type_, "words": words}
             self.state["log"] = [*self.state["log"][-(LOG_LENGTH - 1) :], entry]
         return event
 

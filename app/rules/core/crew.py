@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context import Context
+from .messages import Message, message
 
 CHARACTERISTICS = ("strength", "dexterity", "endurance")
 FIRST_AID_TARGET = 8  # a 2D6 check succeeds on 8+; its Effect is the margin
@@ -25,16 +26,7 @@ def status_of(character: dict[str, Any]) -> str:
     return "healthy"
 
 
-STATUS_WORDS = {
-    "healthy": "unhurt",
-    "wounded": "wounded",
-    "seriously_wounded": "seriously wounded",
-    "unconscious": "unconscious",
-    "dead": "dead",
-}
-
-
-def injure(ctx: Context, character: dict[str, Any], damage: int, cause: str) -> None:
+def injure(ctx: Context, character: dict[str, Any], damage: int, cause: Message) -> None:
     """G-CREW-2, G-DMG-9: armour first, then Endurance, then the stronger of Strength/Dexterity.
 
     The source lets the player pick Strength or Dexterity; the engine takes the higher one so no
@@ -55,16 +47,21 @@ def injure(ctx: Context, character: dict[str, Any], damage: int, cause: str) -> 
     if taken == 0:
         ctx.emit(
             "CrewInjuryBlocked",
-            f"{name}'s armour stopped an injury from {cause}.",
+            message("crew_injury_blocked", character=name, cause=cause),
             character=character["id"],
             damage=damage,
             armour=character["armour"],
         )
         return
-    parts = ", ".join(f"{n} {c.capitalize()}" for c, n in lost.items())
     ctx.emit(
         "CrewInjured",
-        f"{name} was hurt by {cause}: −{parts}; now {STATUS_WORDS[character['status']]}.",
+        message(
+            "crew_injured",
+            character=name,
+            cause=cause,
+            changes=[[c, -n] for c, n in lost.items()],
+            status=character["status"],
+        ),
         character=character["id"],
         damage=damage,
         blocked=blocked,
@@ -83,7 +80,7 @@ def _next_to_lose(character: dict[str, Any]) -> str | None:
     return max(options, key=lambda c: character[c]["value"])
 
 
-def heal(ctx: Context, character: dict[str, Any], points: int, cause: str) -> dict[str, int]:
+def heal(ctx: Context, character: dict[str, Any], points: int, cause: Message) -> dict[str, int]:
     """Restore points, first to characteristics at zero (waking the unconscious), then evenly."""
     restored: dict[str, int] = {}
     for _ in range(points):
@@ -98,11 +95,22 @@ def heal(ctx: Context, character: dict[str, Any], points: int, cause: str) -> di
         restored[target] = restored.get(target, 0) + 1
     before = character["status"]
     character["status"] = status_of(character)
-    parts = ", ".join(f"+{n} {c.capitalize()}" for c, n in restored.items()) or "nothing"
     ctx.emit(
         "CrewHealed",
-        f"{character['name']} was treated ({cause}): {parts}; now "
-        f"{STATUS_WORDS[character['status']]}.",
+        message(
+            "crew_healed",
+            character=character["name"],
+            cause=cause,
+            changes=[[c, n] for c, n in restored.items()],
+            status=character["status"],
+        )
+        if restored
+        else message(
+            "crew_healed_nothing",
+            character=character["name"],
+            cause=cause,
+            status=character["status"],
+        ),
         character=character["id"],
         restored=restored,
         status=character["status"],

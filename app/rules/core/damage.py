@@ -6,10 +6,11 @@ from .cards import enforce_limit
 from .context import Context
 from .crew import injure
 from .hooks import HOOKS
+from .messages import Message, message
 from .state import Ship, Station, health, manned, role_label
 
 
-def damage_shields(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+def damage_shields(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
     """G-DMG-1: active shields soak damage box by box; empty shields fail (G-SHD-2)."""
     shields = ship["shields"]
     absorbed = min(points, health(shields))
@@ -19,19 +20,25 @@ def damage_shields(ctx: Context, ship: Ship, points: int, cause: str) -> int:
     shields["suffered"] += absorbed
     ctx.emit(
         "ShieldsHit",
-        f"{ship['name']}'s shields absorbed {absorbed} from {cause} "
-        f"({health(shields)}/{shields['boxes']} left).",
+        message(
+            "shields_hit",
+            ship=ship["name"],
+            points=absorbed,
+            cause=cause,
+            left=health(shields),
+            boxes=shields["boxes"],
+        ),
         ship=ship["id"],
         points=absorbed,
         shields=health(shields),
     )
     if health(shields) == 0 and shields["active"]:
         shields["active"] = False
-        ctx.emit("ShieldsFailed", f"{ship['name']}'s shields collapsed.", ship=ship["id"])
+        ctx.emit("ShieldsFailed", message("shields_failed", ship=ship["name"]), ship=ship["id"])
     return absorbed
 
 
-def damage_station(ctx: Context, ship: Ship, station: Station, points: int, cause: str) -> int:
+def damage_station(ctx: Context, ship: Ship, station: Station, points: int, cause: Message) -> int:
     """Fill station boxes (G-DMG-6); a filled red box injures whoever mans it (G-DMG-9)."""
     taken = 0
     for _ in range(points):
@@ -47,8 +54,15 @@ def damage_station(ctx: Context, ship: Ship, station: Station, points: int, caus
     label = role_label(station)
     ctx.emit(
         "StationDamaged",
-        f"{label} of {ship['name']} took {taken} damage from {cause} "
-        f"({health(station)}/{station['boxes']}).",
+        message(
+            "station_damaged",
+            station=label,
+            ship=ship["name"],
+            points=taken,
+            cause=cause,
+            left=health(station),
+            boxes=station["boxes"],
+        ),
         ship=ship["id"],
         station=station["id"],
         points=taken,
@@ -57,7 +71,7 @@ def damage_station(ctx: Context, ship: Ship, station: Station, points: int, caus
     if health(station) == 0:
         ctx.emit(
             "StationDown",
-            f"{label} of {ship['name']} is down until it is repaired.",
+            message("station_down", station=label, ship=ship["name"]),
             ship=ship["id"],
             station=station["id"],
         )
@@ -72,17 +86,19 @@ def _injure_crew(ctx: Context, ship: Ship, station: Station) -> None:
     if crew is None or crew.get("character") is None or not manned(ctx.state, station):
         ctx.emit(
             "RedBoxFilled",
-            f"A red box on {label} of {ship['name']} filled.",
+            message("red_box_filled", station=label, ship=ship["name"]),
             ship=ship["id"],
             station=station["id"],
         )
         return
     character = ctx.state["characters"][crew["character"]]
     roll = ctx.dice.roll(6)
-    injure(ctx, character, roll, f"a red box on {label} of {ship['name']} (d6 {roll})")
+    injure(
+        ctx, character, roll, message("cause_red_box", station=label, ship=ship["name"], roll=roll)
+    )
 
 
-def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+def damage_hull(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
     """Fill Hull boxes one by one: red boxes hit every station (G-DMG-5); zero destroys
     (G-DMG-2)."""
     hull = ship["hull"]
@@ -95,7 +111,7 @@ def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
         box = hull["damage"]
         ctx.emit(
             "HullHit",
-            f"{ship['name']}'s Hull box {box} filled ({health(hull)}/{hull['boxes']}).",
+            message("hull_hit", ship=ship["name"], box=box, left=health(hull), boxes=hull["boxes"]),
             log=False,
             ship=ship["id"],
             box=box,
@@ -105,26 +121,30 @@ def damage_hull(ctx: Context, ship: Ship, points: int, cause: str) -> int:
         if box in hull["red"]:
             ctx.emit(
                 "RedHullBoxFilled",
-                f"A red Hull box on {ship['name']} filled: every station takes 1 damage.",
+                message("red_hull_box_filled", ship=ship["name"]),
                 ship=ship["id"],
                 box=box,
             )
             for station in ship["stations"].values():
-                damage_station(ctx, ship, station, 1, "a red Hull box")
+                damage_station(ctx, ship, station, 1, message("cause_red_hull_box"))
         for hook in HOOKS.hull_box_filled:
             hook(ctx, ship)
         if health(hull) == 0:
-            destroy(ctx, ship, "its Hull gave out")
+            destroy(ctx, ship)
             break
     return taken
 
 
-def destroy(ctx: Context, ship: Ship, why: str) -> None:
+def destroy(ctx: Context, ship: Ship, by_gm: bool = False) -> None:
     if ship["destroyed"]:
         return
     ship["destroyed"] = True
     ship["shields"]["active"] = False
-    ctx.emit("ShipDestroyed", f"{ship['name']} was destroyed: {why}.", ship=ship["id"])
+    ctx.emit(
+        "ShipDestroyed",
+        message("ship_destroyed_by_gm" if by_gm else "ship_destroyed", ship=ship["name"]),
+        ship=ship["id"],
+    )
 
 
 def damage_shields_box(ctx: Context, ship: Ship) -> None:
@@ -133,7 +153,7 @@ def damage_shields_box(ctx: Context, ship: Ship) -> None:
     ship["shields"]["suffered"] += 1
     ctx.emit(
         "ShieldGeneratorHit",
-        f"{ship['name']}'s shield generator took 1 damage.",
+        message("shield_generator_hit", ship=ship["name"]),
         ship=ship["id"],
         shields=health(ship["shields"]),
     )

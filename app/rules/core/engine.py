@@ -17,8 +17,9 @@ from .context import Context
 from .discards import discard_cards
 from .errors import refuse
 from .hooks import HOOKS
+from .messages import message
 from .orders import all_ready, pass_order, submit_order, withdraw_order
-from .phases import PHASES, phase_allows
+from .phases import phase_allows
 from .resolve import allocate, finish_allocation, reveal_and_resolve
 from .state import State
 
@@ -48,10 +49,10 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
     changed in place, which saves copying it; after the call, or a refusal, it is not to be
     read again."""
     if command.gm_only and not command.actor.is_gm:
-        raise refuse("GM_ONLY", "Only the GM can do that.")
+        raise refuse("GM_ONLY")
     phase = state["phase"]
     if not phase_allows(phase, command.type):
-        raise refuse("WRONG_PHASE", f"That cannot be done during {PHASES[phase]['label']}.")
+        raise refuse("WRONG_PHASE", phase=phase)
     ctx = Context(state if owned else clone(state), command.now)
     could_end = combat.can_end(ctx.state)
     handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
@@ -74,21 +75,27 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
             ship["shields"]["suffered"] = 0
             for station in ship["stations"].values():
                 station["suffered"] = 0
-        ctx.emit("CombatStarted", f"Combat {state['combat']} began.", combat=state["combat"])
+        ctx.emit(
+            "CombatStarted",
+            message("combat_started", combat=state["combat"]),
+            combat=state["combat"],
+        )
     state["turn"] += 1
     state["undo"] = None
     state["orders"] = {}
     state["phase"] = "orders"
     seconds = state["settings"]["orders_seconds"] if cmd.seconds is None else cmd.seconds
     if not 0 <= seconds <= 3600:
-        raise refuse("BAD_VALUE", "A turn timer is between 0 (none) and 3600 seconds.")
+        raise refuse("BAD_VALUE", "bad_timer", most=3600)
     if seconds:
         timing.set_deadline(state, "orders", ctx.now + seconds)
     else:
         timing.clear_deadline(state)
     ctx.emit(
         "TurnStarted",
-        f"Turn {state['turn']}: give your orders{f' ({seconds} s)' if seconds else ''}.",
+        message("turn_started_timed", turn=state["turn"], seconds=seconds)
+        if seconds
+        else message("turn_started", turn=state["turn"]),
         seconds=seconds,
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
@@ -114,7 +121,7 @@ def submit_and_maybe_close(
     def run(ctx: Context, cmd: Any) -> None:
         handler(ctx, cmd)
         if ctx.state["settings"]["close_when_all_ready"] and all_ready(ctx.state):
-            ctx.emit("AllOrdersIn", "Every station is ready.", log=False)
+            ctx.emit("AllOrdersIn", message("all_orders_in"), log=False)
             close_orders(ctx, cmd)
 
     return run
@@ -122,14 +129,18 @@ def submit_and_maybe_close(
 
 def pause_timer(ctx: Context, cmd: c.PauseTimer) -> None:
     remaining = timing.pause(ctx.state, ctx.now)
-    ctx.emit("TimerPaused", f"GM paused the timer ({remaining:.0f} s left).", remaining=remaining)
+    ctx.emit(
+        "TimerPaused",
+        message("timer_paused", seconds=round(remaining)),
+        remaining=remaining,
+    )
 
 
 def resume_timer(ctx: Context, cmd: c.ResumeTimer) -> None:
     remaining = timing.resume(ctx.state, ctx.now)
     ctx.emit(
         "TimerResumed",
-        f"Timer running again ({remaining:.0f} s left).",
+        message("timer_resumed", seconds=round(remaining)),
         deadline=ctx.state["deadline"]["at"],
     )
 
@@ -138,7 +149,7 @@ def extend_timer(ctx: Context, cmd: c.ExtendTimer) -> None:
     timing.extend(ctx.state, ctx.now, cmd.seconds)
     ctx.emit(
         "TimerExtended",
-        f"GM gave {cmd.seconds} s more.",
+        message("timer_extended", seconds=cmd.seconds),
         seconds=cmd.seconds,
         deadline=ctx.state["deadline"]["at"] if ctx.state["deadline"] else None,
     )
@@ -148,11 +159,11 @@ def expire_deadline(ctx: Context, cmd: c.ExpireDeadline) -> None:
     """The sweeper's call. It names the deadline it saw, so a stale or repeated call is refused."""
     deadline = ctx.state["deadline"]
     if deadline is None or deadline["kind"] != cmd.kind or abs(deadline["at"] - cmd.at) > 0.001:
-        raise refuse("NO_SUCH_DEADLINE", "That deadline has already been dealt with.")
+        raise refuse("NO_SUCH_DEADLINE")
     if ctx.now < deadline["at"]:
-        raise refuse("DEADLINE_NOT_DUE", "That deadline has not passed yet.")
+        raise refuse("DEADLINE_NOT_DUE")
     if cmd.kind == "orders":
-        ctx.emit("TimerExpired", "Time is up: orders are closed.")
+        ctx.emit("TimerExpired", message("timer_expired"))
         close_orders(ctx, cmd)
     else:
         finish_allocation(ctx)
@@ -171,7 +182,7 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
     rewound too, so resolving again without changes gives the same result."""
     undo = ctx.state["undo"]
     if undo is None or undo["turn"] != ctx.state["turn"]:
-        raise refuse("NOTHING_TO_UNDO", "There is no resolution to take back this turn.")
+        raise refuse("NOTHING_TO_UNDO")
     keep = {k: ctx.state[k] for k in UNDO_SKIPS}
     ctx.state = {**clone(undo["state"]), **keep}
     ctx.state["undo"] = None
@@ -179,8 +190,7 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
     ctx.dice = type(ctx.dice)(ctx.state["rng"])
     ctx.emit(
         "ResolutionUndone",
-        f"GM took back the resolution of turn {ctx.state['turn']}; "
-        "orders are open again (timer stopped).",
+        message("resolution_undone", turn=ctx.state["turn"]),
     )
 
 

@@ -14,6 +14,7 @@ from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
 from .damage import destroy
 from .errors import refuse
 from .hooks import HOOKS
+from .messages import message
 from .resolve import add_modifier
 from .sheets import build_ship
 from .state import (
@@ -36,16 +37,16 @@ MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
 def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     if cmd.applies not in MODIFIER_TARGETS:
-        raise refuse("BAD_MODIFIER", f"A bonus applies to one of: {', '.join(MODIFIER_TARGETS)}.")
+        raise refuse("BAD_MODIFIER", known=list(MODIFIER_TARGETS))
     if cmd.applies == "station":
         get_station(ship, cmd.station)
     if not -20 <= cmd.value <= 20 or cmd.value == 0:
-        raise refuse("BAD_VALUE", "A bonus or penalty is between −20 and +20, and not 0.")
+        raise refuse("BAD_VALUE", "bad_modifier_value")
     reason = cmd.reason.strip()
     if not reason:
-        raise refuse("NO_REASON", "Say why: the reason shows in the dice breakdown.")
+        raise refuse("NO_REASON")
     if cmd.lasting not in ("turn", "combat"):
-        raise refuse("BAD_VALUE", "A bonus lasts for the 'turn' or the whole 'combat'.")
+        raise refuse("BAD_VALUE", "bad_modifier_lasting")
     until = None
     if cmd.lasting == "turn":
         phase = ctx.state["phase"]
@@ -63,11 +64,23 @@ def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
         until,
         station=cmd.station if cmd.applies == "station" else None,
     )
-    sign = "+" if cmd.value > 0 else "−"
+    imposed = {"value": cmd.value, "ship": ship["name"], "reason": reason}
+    if cmd.applies == "station":
+        imposed["station"] = cmd.station
+        words = message(
+            "modifier_on_station_for_combat"
+            if cmd.lasting == "combat"
+            else "modifier_on_station_for_turn",
+            **imposed,
+        )
+    else:
+        imposed["applies"] = cmd.applies
+        words = message(
+            "modifier_for_combat" if cmd.lasting == "combat" else "modifier_for_turn", **imposed
+        )
     ctx.emit(
         "ModifierImposed",
-        f"GM: {sign}{abs(cmd.value)} to {ship['name']}'s "
-        f"{cmd.station or cmd.applies} ({reason}), for the {cmd.lasting}.",
+        words,
         modifier=modifier,
     )
 
@@ -75,9 +88,9 @@ def impose_modifier(ctx: Context, cmd: c.ImposeModifier) -> None:
 def remove_modifier(ctx: Context, cmd: c.RemoveModifier) -> None:
     kept = [m for m in ctx.state["modifiers"] if m["id"] != cmd.modifier]
     if len(kept) == len(ctx.state["modifiers"]):
-        raise refuse("NO_SUCH_MODIFIER", "That bonus or penalty no longer exists.")
+        raise refuse("NO_SUCH_MODIFIER")
     ctx.state["modifiers"] = kept
-    ctx.emit("ModifierRemoved", "GM removed a bonus or penalty.", modifier=cmd.modifier)
+    ctx.emit("ModifierRemoved", message("modifier_removed"), modifier=cmd.modifier)
 
 
 def _track(ctx: Context, ship: dict[str, Any], name: str) -> dict[str, Any]:
@@ -85,7 +98,7 @@ def _track(ctx: Context, ship: dict[str, Any], name: str) -> dict[str, Any]:
         return ship["hull"]  # type: ignore[no-any-return]
     if name == "shields":
         if ship["shields"]["boxes"] == 0:
-            raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+            raise refuse("NO_SHIELDS", ship=ship["name"])
         return ship["shields"]  # type: ignore[no-any-return]
     return get_station(ship, name)
 
@@ -95,7 +108,7 @@ def set_track(ctx: Context, cmd: c.SetTrack) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     track = _track(ctx, ship, cmd.track)
     if not 0 <= cmd.damage <= track["boxes"]:
-        raise refuse("BAD_VALUE", f"Damage on that track is between 0 and {track['boxes']}.")
+        raise refuse("BAD_VALUE", "bad_track_damage", most=track["boxes"])
     before = track["damage"]
     track["damage"] = cmd.damage
     if "suffered" in track and cmd.damage > before:
@@ -104,7 +117,13 @@ def set_track(ctx: Context, cmd: c.SetTrack) -> None:
         track["active"] = False
     ctx.emit(
         "TrackSet",
-        f"GM set {ship['name']}'s {cmd.track} to {health(track)}/{track['boxes']}.",
+        message(
+            "track_set",
+            ship=ship["name"],
+            track=cmd.track,
+            left=health(track),
+            boxes=track["boxes"],
+        ),
         ship=ship["id"],
         track=cmd.track,
         damage=cmd.damage,
@@ -112,18 +131,18 @@ def set_track(ctx: Context, cmd: c.SetTrack) -> None:
     if cmd.track not in ("hull", "shields"):
         enforce_limit(ctx, ship, track)
     if cmd.track == "hull" and health(track) == 0:
-        destroy(ctx, ship, "the GM's ruling")
+        destroy(ctx, ship, by_gm=True)
 
 
 def set_shields(ctx: Context, cmd: c.SetShields) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     shields = _track(ctx, ship, "shields")
     if cmd.active and health(shields) == 0:
-        raise refuse("SHIELDS_EMPTY", "The shields have no points left and cannot be raised.")
+        raise refuse("SHIELDS_EMPTY")
     shields["active"] = cmd.active
     ctx.emit(
         "ShieldsSet",
-        f"GM turned {ship['name']}'s shields {'on' if cmd.active else 'off'}.",
+        message("shields_set_on" if cmd.active else "shields_set_off", ship=ship["name"]),
         ship=ship["id"],
         active=cmd.active,
     )
@@ -133,13 +152,13 @@ def set_position(ctx: Context, cmd: c.SetPosition) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     settings = ctx.state["settings"]
     if "zone" in ship:
-        raise refuse("ZONE_MAP", "This battle is fought across zones: place the ship in a zone.")
+        raise refuse("ZONE_MAP", "zone_map_place")
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
-        raise refuse("OFF_MAP", "That square is off the map.")
+        raise refuse("OFF_MAP")
     ship["x"], ship["y"] = cmd.x, cmd.y
     ctx.emit(
         "ShipPlaced",
-        f"GM placed {ship['name']} at ({cmd.x}, {cmd.y}).",
+        message("ship_placed", ship=ship["name"], x=cmd.x, y=cmd.y),
         ship=ship["id"],
         to=[cmd.x, cmd.y],
     )
@@ -152,10 +171,10 @@ def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
     elif cmd.field == "name" and isinstance(cmd.value, str) and 0 < len(cmd.value.strip()) <= 60:
         ship["name"] = cmd.value.strip()
     else:
-        raise refuse("BAD_VALUE", "Set 'defence' (0–20) or 'name' (1–60 characters).")
+        raise refuse("BAD_VALUE", "bad_ship_value")
     ctx.emit(
         "ShipValueSet",
-        f"GM set {ship['name']}'s {cmd.field} to {cmd.value}.",
+        message("ship_value_set", ship=ship["name"], field=cmd.field, value=cmd.value),
         ship=ship["id"],
         field=cmd.field,
         value=cmd.value,
@@ -166,19 +185,21 @@ def set_characteristic(ctx: Context, cmd: c.SetCharacteristic) -> None:
     character = get_character(ctx.state, cmd.character)
     if cmd.field == "armour":
         if not 0 <= cmd.value <= 20:
-            raise refuse("BAD_VALUE", "Armour is between 0 and 20.")
+            raise refuse("BAD_VALUE", "bad_armour")
         character["armour"] = cmd.value
     elif cmd.field in CHARACTERISTICS:
         top = character[cmd.field]["max"]
         if not 0 <= cmd.value <= top:
-            raise refuse("BAD_VALUE", f"{cmd.field.capitalize()} is between 0 and {top}.")
+            raise refuse("BAD_VALUE", "bad_characteristic", field=cmd.field, most=top)
         character[cmd.field]["value"] = cmd.value
         character["status"] = status_of(character)
     else:
-        raise refuse("BAD_VALUE", "Set strength, dexterity, endurance or armour.")
+        raise refuse("BAD_VALUE", "bad_characteristic_field")
     ctx.emit(
         "CharacteristicSet",
-        f"GM set {character['name']}'s {cmd.field} to {cmd.value}.",
+        message(
+            "characteristic_set", character=character["name"], field=cmd.field, value=cmd.value
+        ),
         character=character["id"],
         field=cmd.field,
         value=cmd.value,
@@ -191,15 +212,21 @@ def downtime_repair(ctx: Context, cmd: c.DowntimeRepair) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     track = _track(ctx, ship, cmd.track)
     if cmd.points < 1:
-        raise refuse("BAD_VALUE", "Repair at least 1 point.")
+        raise refuse("BAD_VALUE", "bad_repair_points")
     restored = min(cmd.points, track["damage"])
     if restored == 0:
-        raise refuse("NOTHING_TO_REPAIR", "That track is not damaged.")
+        raise refuse("NOTHING_TO_REPAIR")
     track["damage"] -= restored
     ctx.emit(
         "DowntimeRepaired",
-        f"Downtime: {ship['name']}'s {cmd.track} repaired by {restored} "
-        f"({health(track)}/{track['boxes']}).",
+        message(
+            "downtime_repaired",
+            ship=ship["name"],
+            track=cmd.track,
+            points=restored,
+            left=health(track),
+            boxes=track["boxes"],
+        ),
         ship=ship["id"],
         track=cmd.track,
         restored=restored,
@@ -210,34 +237,37 @@ def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
     """G-CREW-4: restores twice the Effect of the Medicine check (2D6 + skill, Effect over 8)."""
     patient = get_character(ctx.state, cmd.character)
     if patient["status"] == "dead":
-        raise refuse("CHARACTER_DEAD", f"{patient['name']} is beyond first aid.")
+        raise refuse("CHARACTER_DEAD", character=patient["name"])
     if patient["status"] == "healthy":
-        raise refuse("NOT_INJURED", f"{patient['name']} is not injured.")
+        raise refuse("NOT_INJURED", character=patient["name"])
     if cmd.effect is not None:
         if not 0 <= cmd.effect <= 12:
-            raise refuse("BAD_VALUE", "An Effect is between 0 and 12.")
-        effect, how = cmd.effect, f"GM ruled Effect {cmd.effect}"
+            raise refuse("BAD_VALUE", "bad_effect")
+        effect, how = cmd.effect, message("first_aid_ruled", effect=cmd.effect)
     else:
         if cmd.medic is None:
-            raise refuse("NO_MEDIC", "Name the medic who rolls, or give the Effect yourself.")
+            raise refuse("NO_MEDIC")
         medic = get_character(ctx.state, cmd.medic)
         if _at_station(ctx, medic["id"]):
-            raise refuse(
-                "MEDIC_AT_STATION",
-                f"{medic['name']} is manning a station and cannot give first aid.",
-            )
+            raise refuse("MEDIC_AT_STATION", character=medic["name"])
         if medic["status"] in ("unconscious", "dead"):
-            raise refuse("MEDIC_INCAPACITATED", f"{medic['name']} cannot give first aid now.")
+            raise refuse("MEDIC_INCAPACITATED", character=medic["name"])
         a, b = ctx.dice.roll(6), ctx.dice.roll(6)
         total = a + b + medic["medicine"]
         effect = total - FIRST_AID_TARGET
-        how = (
-            f"{medic['name']}: 2d6 {a}+{b} + Medicine {medic['medicine']} = {total} vs "
-            f"{FIRST_AID_TARGET}, Effect {effect}"
+        how = message(
+            "first_aid_roll",
+            medic=medic["name"],
+            a=a,
+            b=b,
+            medicine=medic["medicine"],
+            total=total,
+            needed=FIRST_AID_TARGET,
+            effect=effect,
         )
         ctx.emit(
             "FirstAidRolled",
-            f"First aid for {patient['name']}: {how}.",
+            message("first_aid_rolled", character=patient["name"], how=how),
             purpose="first aid",
             character=patient["id"],
             medic=medic["id"],
@@ -249,7 +279,7 @@ def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
     if points == 0:
         ctx.emit(
             "FirstAidFailed",
-            f"First aid for {patient['name']} did no good ({how}).",
+            message("first_aid_failed", character=patient["name"], how=how),
             character=patient["id"],
         )
         return
@@ -267,18 +297,18 @@ def _at_station(ctx: Context, character_id: str) -> bool:
 def destroy_ship(ctx: Context, cmd: c.DestroyShip) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     if ship["destroyed"]:
-        raise refuse("SHIP_DESTROYED", f"{ship['name']} is already destroyed.")
-    destroy(ctx, ship, "the GM's ruling")
+        raise refuse("SHIP_DESTROYED", "ship_already_destroyed", ship=ship["name"])
+    destroy(ctx, ship, by_gm=True)
 
 
 def restore_ship(ctx: Context, cmd: c.RestoreShip) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     if not ship["destroyed"]:
-        raise refuse("NOT_DESTROYED", f"{ship['name']} is not destroyed.")
+        raise refuse("NOT_DESTROYED", ship=ship["name"])
     ship["destroyed"] = False
     if health(ship["hull"]) == 0:
         ship["hull"]["damage"] = ship["hull"]["boxes"] - 1
-    ctx.emit("ShipRestored", f"GM brought {ship['name']} back into the fight.", ship=ship["id"])
+    ctx.emit("ShipRestored", message("ship_restored", ship=ship["name"]), ship=ship["id"])
 
 
 SIDE = re.compile(r"[a-z0-9][a-z0-9-]{0,29}")
@@ -290,44 +320,36 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     raised if it has a generator, its decks shuffled, nobody aboard until someone sits down."""
     sheets = ctx.state.get("sheets")
     if sheets is None:
-        raise refuse(
-            "NO_SHIP_SHEETS",
-            "This game was made before ships could be added; start a new game from the lobby.",
-        )
+        raise refuse("NO_SHIP_SHEETS")
     sheet = sheets["classes"].get(cmd.ship_class)
     if sheet is None:
-        known = ", ".join(sorted(sheets["classes"]))
-        raise refuse(
-            "NO_SUCH_CLASS", f"There is no ship class called {cmd.ship_class!r}; known: {known}."
-        )
+        known = sorted(sheets["classes"])
+        raise refuse("NO_SUCH_CLASS", ship_class=cmd.ship_class, known=known)
     name = cmd.name.strip()
     if not 1 <= len(name) <= 60:
-        raise refuse("BAD_NAME", "A ship's name is 1 to 60 characters.")
+        raise refuse("BAD_NAME", "bad_ship_name")
     ships = ctx.state["ships"]
     if len(ships) >= SHIPS_MAX:  # destroyed ones too: they stay on every screen
-        raise refuse(
-            "TOO_MANY_SHIPS",
-            f"A game holds at most {SHIPS_MAX} ships, as many as the projector shows.",
-        )
+        raise refuse("TOO_MANY_SHIPS", most=SHIPS_MAX)
     if any(s["name"].casefold() == name.casefold() for s in ships.values()):
-        raise refuse("NAME_TAKEN", f"There is already a ship called {name}.")
+        raise refuse("NAME_TAKEN", ship=name)
     if not SIDE.fullmatch(cmd.side):
-        raise refuse("BAD_SIDE", "A side is a short lower-case word, like 'players' or 'raiders'.")
+        raise refuse("BAD_SIDE")
     if cmd.crew not in SHIP_CREWS:
-        raise refuse("BAD_CREW", "A ship is crewed by 'npc' or 'players'.")
+        raise refuse("BAD_CREW")
     zones = zone_map(ctx.state)
     if zones is not None:
         if cmd.zone is None:
-            raise refuse("ZONE_MAP", "This battle is on a zone map: give the ship a zone.")
+            raise refuse("ZONE_MAP", "zone_map_give_zone")
         zone = get_zone(zones, cmd.zone)
         where, to = zone["name"], zone["id"]
     else:
         if cmd.zone is not None:
-            raise refuse("NOT_A_ZONE_MAP", "This battle is on squares: give the ship a square.")
+            raise refuse("NOT_A_ZONE_MAP", "squares_give_square")
         settings = ctx.state["settings"]
         if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
-            raise refuse("OFF_MAP", "That square is off the map.")
-        where, to = f"({cmd.x}, {cmd.y})", [cmd.x, cmd.y]
+            raise refuse("OFF_MAP")
+        where, to = message("square", x=cmd.x, y=cmd.y), [cmd.x, cmd.y]
     ship_id = _new_ship_id(ships, name, sheet["id"])
     ship = build_ship(
         sheet,
@@ -347,7 +369,7 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     ships[ship_id] = ship
     ctx.emit(
         "ShipAdded",
-        f"{name} ({sheet['name']}) joined the {cmd.side} at {where}.",
+        message("ship_added", ship=name, ship_class=sheet["name"], side=cmd.side, where=where),
         ship=ship_id,
         ship_class=sheet["id"],
         side=cmd.side,
@@ -371,22 +393,22 @@ def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
     station = get_station(ship, cmd.station)
     check_open_to_players(ship)
     if station["crew"] is not None:
-        raise refuse("STATION_TAKEN", f"{role_label(station)} of {ship['name']} is already manned.")
+        raise refuse("STATION_TAKEN", station=role_label(station), ship=ship["name"])
     name = cmd.name.strip()
     if not 1 <= len(name) <= 40:
-        raise refuse("BAD_NAME", "A name is 1 to 40 characters.")
+        raise refuse("BAD_NAME", "bad_crew_name")
     for other in ctx.state["ships"].values():
         for st in other["stations"].values():
             if st["crew"] and st["crew"]["seat"] == cmd.seat:
-                raise refuse("SEAT_TAKEN", "That seat already mans a station.")
+                raise refuse("SEAT_TAKEN")
     if cmd.character is not None:
         character = get_character(ctx.state, cmd.character)
         if _at_station(ctx, character["id"]):
-            raise refuse("CHARACTER_TAKEN", f"{character['name']} is already at a station.")
+            raise refuse("CHARACTER_TAKEN", character=character["name"])
     station["crew"] = {"seat": cmd.seat, "name": name, "character": cmd.character}
     ctx.emit(
         "CrewSeated",
-        f"{name} took {role_label(station)} of {ship['name']}.",
+        message("crew_seated", crew=name, station=role_label(station), ship=ship["name"]),
         ship=ship["id"],
         station=station["id"],
         seat=cmd.seat,
@@ -402,13 +424,13 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
     station = get_station(ship, cmd.station)
     crew = station["crew"]
     if crew is None:
-        raise refuse("STATION_EMPTY", f"{role_label(station)} of {ship['name']} is not manned.")
+        raise refuse("STATION_EMPTY", station=role_label(station), ship=ship["name"])
     return_skill_cards(ctx, station)
     station["crew"] = None
     ctx.state["orders"].pop(station_key(ship, station), None)
     ctx.emit(
         "CrewUnseated",
-        f"{crew['name']} left {role_label(station)} of {ship['name']}.",
+        message("crew_unseated", crew=crew["name"], station=role_label(station), ship=ship["name"]),
         ship=ship["id"],
         station=station["id"],
         seat=crew["seat"],
@@ -420,42 +442,39 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:
     text = cmd.text.strip()
     if not 1 <= len(text) <= 280:
-        raise refuse("BAD_MESSAGE", "A message is 1 to 280 characters.")
+        raise refuse("BAD_MESSAGE")
     if cmd.to != "all":
         ship_id, _, station_id = cmd.to.partition("/")
         ship = get_ship(ctx.state, ship_id)
         if station_id:
             get_station(ship, station_id)
-    message = {"id": ctx.next_id(), "to": cmd.to, "text": text, "turn": ctx.state["turn"]}
+    sent = {"id": ctx.next_id(), "to": cmd.to, "text": text, "turn": ctx.state["turn"]}
     if cmd.to != "all":  # for whoever is there now; a player who takes the station later is not
-        message["seats"] = seats_at(ctx.state, cmd.to)
-    ctx.state["messages"].append(message)
+        sent["seats"] = seats_at(ctx.state, cmd.to)
+    ctx.state["messages"].append(sent)
     del ctx.state["messages"][:-20]
     if cmd.to == "all":
-        ctx.emit("MessageSent", f"GM to all: {text}", message=message)
+        ctx.emit("MessageSent", message("message_to_all", text=text), message=sent)
     else:
         ctx.emit(
-            "MessageSent", "", log=False, to=cmd.to, secret_for=cmd.to, secret={"message": message}
+            "MessageSent", None, log=False, to=cmd.to, secret_for=cmd.to, secret={"message": sent}
         )
 
 
 def set_red_alert(ctx: Context, cmd: c.SetRedAlert) -> None:
     ctx.state["red_alert"] = cmd.on
-    ctx.emit("RedAlertSet", "RED ALERT." if cmd.on else "Red alert stood down.", on=cmd.on)
+    ctx.emit("RedAlertSet", message("red_alert_on" if cmd.on else "red_alert_off"), on=cmd.on)
 
 
 def set_module(ctx: Context, cmd: c.SetModule) -> None:
     if cmd.module not in MODULES:
-        raise refuse(
-            "UNKNOWN_MODULE",
-            f"There is no module called {cmd.module!r}; known: {', '.join(MODULES)}.",
-        )
+        raise refuse("UNKNOWN_MODULE", module=cmd.module, known=list(MODULES))
     modules = set(ctx.state["modules"])
     modules.add(cmd.module) if cmd.on else modules.discard(cmd.module)
     ctx.state["modules"] = sorted(modules)
     ctx.emit(
         "ModuleSet",
-        f"GM switched {cmd.module} {'on' if cmd.on else 'off'}.",
+        message("module_on" if cmd.on else "module_off", module=cmd.module),
         module=cmd.module,
         on=cmd.on,
     )
@@ -478,12 +497,19 @@ SOUND_DEFAULTS: dict[str, int | bool] = {"sound": True, "sound_volume": 80}
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
     if cmd.name in ("close_when_all_ready", "sound"):
         if not isinstance(cmd.value, bool):
-            raise refuse("BAD_VALUE", f"{cmd.name} is true or false.")
+            raise refuse("BAD_VALUE", "setting_true_or_false", setting=cmd.name)
     elif cmd.name in SETTINGS_RANGES:
         low, high = SETTINGS_RANGES[cmd.name]
         if isinstance(cmd.value, bool) or not low <= cmd.value <= high:
-            raise refuse("BAD_VALUE", f"{cmd.name} is between {low} and {high}.")
+            raise refuse(
+                "BAD_VALUE", "setting_out_of_range", setting=cmd.name, least=low, most=high
+            )
     else:
-        raise refuse("UNKNOWN_SETTING", f"There is no setting called {cmd.name!r}.")
+        raise refuse("UNKNOWN_SETTING", setting=cmd.name)
     ctx.state["settings"][cmd.name] = cmd.value
-    ctx.emit("SettingSet", f"GM set {cmd.name} to {cmd.value}.", name=cmd.name, value=cmd.value)
+    ctx.emit(
+        "SettingSet",
+        message("setting_set", setting=cmd.name, value=cmd.value),
+        name=cmd.name,
+        value=cmd.value,
+    )

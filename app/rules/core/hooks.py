@@ -16,6 +16,7 @@ from typing import Any
 
 from .commands import Command, SubmitOrder
 from .context import Context
+from .messages import Message
 from .state import Ship, State, Station
 
 Order = dict[str, Any]
@@ -87,7 +88,7 @@ class Hooks:
     # (state, attacker, target): Defending bonuses, [reason, value] pairs, like modifiers.
     defending: list[Callable[[State, Ship, Ship], list[list[Any]]]] = field(default_factory=list)
     # (ctx, ship, points, cause): Hull damage from one hit that the module sent elsewhere.
-    hull_hit: list[Callable[[Context, Ship, int, str], int]] = field(default_factory=list)
+    hull_hit: list[Callable[[Context, Ship, int, Message], int]] = field(default_factory=list)
     # (state): True when Hull damage falls where the dice say, so Engineering is not asked.
     random_allocation: list[Callable[[State], bool]] = field(default_factory=list)
     # (ctx, ship): after each Hull box fills.

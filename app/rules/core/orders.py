@@ -8,6 +8,7 @@ from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .context import Context
 from .errors import refuse
 from .hooks import HOOKS
+from .messages import message
 from .phases import ACTIONS, Action, actions_for
 from .state import (
     Ship,
@@ -35,11 +36,11 @@ def acting_station(
     if actor.role == "seat":
         crew = station["crew"]
         if crew is None or crew["seat"] != actor.seat:
-            raise refuse("NOT_YOUR_STATION", "You can only give orders for your own station.")
+            raise refuse("NOT_YOUR_STATION", "orders_own_station_only")
         if not manned(ctx.state, station):
-            raise refuse("CREW_INCAPACITATED", "Your character cannot act: they are unconscious.")
+            raise refuse("CREW_INCAPACITATED")
     if ship["destroyed"]:
-        raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+        raise refuse("SHIP_DESTROYED", "ship_destroyed_refused", ship=ship["name"])
     return ship, station
 
 
@@ -51,11 +52,12 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     )
     spec = ACTIONS.get(cmd.action)
     if spec is None or spec["role"] != station["role"]:
-        allowed = ", ".join(ACTIONS[a]["label"] for a in actions_for(station["role"]))
-        raise refuse(
-            "ACTION_NOT_FOR_STATION",
-            f"{role_label(station)} cannot do that. It can: {allowed or 'nothing'}.",
-        )
+        allowed = list(actions_for(station["role"]))
+        if not allowed:
+            raise refuse(
+                "ACTION_NOT_FOR_STATION", "station_has_no_actions", station=role_label(station)
+            )
+        raise refuse("ACTION_NOT_FOR_STATION", station=role_label(station), actions=allowed)
     if cmd.override is None:
         _check_operational(ship, station, cmd)
     rolled = _rolled(ctx.state, ship, station, cmd)
@@ -85,7 +87,7 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     # Until the reveal the room hears the same words for an order, a replaced one and a pass.
     ctx.emit(
         "OrderGiven",
-        f"{role_label(station)} of {ship['name']} is ready.",
+        message("station_ready", station=role_label(station), ship=ship["name"]),
         log=False,
         ship=ship["id"],
         station=station["id"],
@@ -108,7 +110,7 @@ def pass_order(ctx: Context, cmd: PassOrder) -> None:
     }
     ctx.emit(
         "OrderGiven",
-        f"{role_label(station)} of {ship['name']} is ready.",
+        message("station_ready", station=role_label(station), ship=ship["name"]),
         log=False,
         ship=ship["id"],
         station=station["id"],
@@ -123,10 +125,10 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
     overriding = key in ctx.state["orders"] and ctx.state["orders"][key].get("overriding")
     _clear_override(ctx.state, ship, station)  # takes back an override with it
     if ctx.state["orders"].pop(key, None) is None and not overriding:
-        raise refuse("NO_ORDER", "There is no order to take back.")
+        raise refuse("NO_ORDER")
     ctx.emit(
         "OrderWithdrawn",
-        f"{role_label(station)} of {ship['name']} took back its orders.",
+        message("order_withdrawn", station=role_label(station), ship=ship["name"]),
         log=False,
         ship=ship["id"],
         station=station["id"],
@@ -136,7 +138,7 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
 def _override_target(state: State, ship: Ship, station: Station, target_id: str) -> Station:
     for target in HOOKS.override_target:
         return target(state, ship, station, target_id)
-    raise refuse("MODULE_OFF", "Giving another station's order needs the seats module.")
+    raise refuse("MODULE_OFF", "override_module_off")
 
 
 def _clear_override(state: State, ship: Ship, station: Station) -> None:
@@ -159,15 +161,9 @@ def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
         return
     if station["role"] == "engineering":
         if cmd.action != "repair" or cmd.target_station != station["id"]:
-            raise refuse(
-                "ENGINEERING_REPAIR_ONLY",
-                "Engineering is at zero: the only thing it can do is repair Engineering itself.",
-            )
+            raise refuse("ENGINEERING_REPAIR_ONLY")
         return
-    raise refuse(
-        "STATION_DOWN",
-        f"{role_label(station)} is down: it can play no cards until Engineering repairs it.",
-    )
+    raise refuse("STATION_DOWN", "station_down_refused", station=role_label(station))
 
 
 def _played_value(
@@ -176,27 +172,27 @@ def _played_value(
     kinds = spec["kinds"]
     if not kinds:
         if cmd.cards:
-            raise refuse("NO_CARDS_NEEDED", f"{spec['label']} costs no cards; play none.")
+            raise refuse("NO_CARDS_NEEDED", action=cmd.action)
         return (), 0
     if cmd.value is not None:
         if not cmd.actor.is_gm:
-            raise refuse("CARDS_REQUIRED", "Players give orders by playing cards.")
+            raise refuse("CARDS_REQUIRED")
         if cmd.cards:
-            raise refuse("BAD_COMMAND", "Give either cards or a value, not both.")
+            raise refuse("BAD_COMMAND", "cards_or_value")
         if not 0 <= cmd.value <= VALUE_LIMIT:
-            raise refuse("BAD_VALUE", f"An action value must be between 0 and {VALUE_LIMIT}.")
+            raise refuse("BAD_VALUE", "bad_action_value", most=VALUE_LIMIT)
         return (), cmd.value
     if not cmd.cards:
-        raise refuse("NO_CARDS", f"Play at least one card for {spec['label']}.")
+        raise refuse("NO_CARDS", action=cmd.action)
     if len(set(cmd.cards)) != len(cmd.cards):
-        raise refuse("DUPLICATE_CARD", "Each card can be played only once.")
+        raise refuse("DUPLICATE_CARD")
     total = 0
     for card_id in cmd.cards:
         if card_id not in station["hand"]:
-            raise refuse("CARD_NOT_IN_HAND", "One of those cards is not in your hand.")
+            raise refuse("CARD_NOT_IN_HAND")
         card = card_of(ctx.state, card_id)
         if card["kind"] not in kinds and not _any_card_counts(station, cmd):
-            raise refuse("CARD_WRONG_KIND", f"{card['name']} cannot be played for {spec['label']}.")
+            raise refuse("CARD_WRONG_KIND", card=card["name"], action=cmd.action)
         total += card["value"]
     return cmd.cards, total
 
@@ -213,12 +209,12 @@ def _any_card_counts(station: Station, cmd: SubmitOrder) -> bool:
 
 def _enemy(state: State, ship: Ship, target_id: str | None, what: str) -> Ship:
     if target_id is None:
-        raise refuse("NO_TARGET", f"Choose a ship to {what}.")
+        raise refuse("NO_TARGET", "no_target_to_jam" if what == "jam" else "no_target_to_attack")
     target = get_ship(state, target_id)
     if target["id"] == ship["id"]:
-        raise refuse("OWN_SHIP", f"You cannot {what} your own ship.")
+        raise refuse("OWN_SHIP", "own_ship_jam" if what == "jam" else "own_ship_attack")
     if target["destroyed"]:
-        raise refuse("TARGET_DESTROYED", f"{target['name']} has already been destroyed.")
+        raise refuse("TARGET_DESTROYED", ship=target["name"])
     return target
 
 
@@ -228,13 +224,13 @@ def _check_attack(
     target = _enemy(state, ship, cmd.target, "attack")
     weapons = {w["id"]: w for w in ship["weapons"]}
     if not weapons:
-        raise refuse("NO_WEAPONS", f"{ship['name']} has no weapons.")
+        raise refuse("NO_WEAPONS", ship=ship["name"])
     chosen = list(cmd.weapons) or list(weapons)
     for weapon_id in chosen:
         if weapon_id not in weapons:
-            raise refuse("NO_SUCH_WEAPON", f"{ship['name']} has no weapon called {weapon_id!r}.")
+            raise refuse("NO_SUCH_WEAPON", ship=ship["name"], weapon=weapon_id)
     if len(set(chosen)) != len(chosen):
-        raise refuse("DUPLICATE_WEAPON", "Each weapon can fire once per attack.")
+        raise refuse("DUPLICATE_WEAPON")
     for ready in HOOKS.ready_weapons:
         chosen = ready(state, ship, chosen, bool(cmd.weapons))
     # G-TURN-4: range is judged when the attack resolves, after this turn's manoeuvres, so a
@@ -243,10 +239,7 @@ def _check_attack(
     if cmd.target_station is not None:
         get_station(target, cmd.target_station)
         if target["shields"]["active"]:
-            raise refuse(
-                "SHIELDS_BLOCK_TARGETING",
-                f"{target['name']}'s shields are up: its stations cannot be targeted.",
-            )
+            raise refuse("SHIELDS_BLOCK_TARGETING", ship=target["name"])
     order.update(target=target["id"], weapons=chosen, target_station=cmd.target_station)
 
 
@@ -261,17 +254,17 @@ def _check_manoeuvre(
     if any(judge(state, ship, cmd, value, order) for judge in HOOKS.move_order):
         return
     if cmd.zone is not None:
-        raise refuse("NOT_A_ZONE_MAP", "This battle is on squares: choose a square to move to.")
+        raise refuse("NOT_A_ZONE_MAP", "squares_choose_square")
     if cmd.x is None or cmd.y is None:
-        raise refuse("NO_DESTINATION", "Choose a square to move to.")
+        raise refuse("NO_DESTINATION", "no_destination_square")
     settings = state["settings"]
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
-        raise refuse("OFF_MAP", "That square is off the map.")
+        raise refuse("OFF_MAP")
     steps = max(abs(cmd.x - ship["x"]), abs(cmd.y - ship["y"]))
     # G-TURN-4: a Captain's Command, still secret, may add to the move; the Manoeuvre step then
     # goes as far towards the square as the value with bonuses reaches.
     if steps > value and not _captain_can_command(state, ship):
-        raise refuse("TOO_FAR", f"That square is {steps} away; your cards give {value}.")
+        raise refuse("TOO_FAR", "square_too_far", steps=steps, value=value)
     order.update(x=cmd.x, y=cmd.y)
 
 
@@ -296,7 +289,7 @@ def _check_jam(
 ) -> None:
     target = _enemy(state, ship, cmd.target, "jam")
     if target["side"] == ship["side"]:
-        raise refuse("NOT_AN_ENEMY", f"{target['name']} is on your side: jam an enemy ship.")
+        raise refuse("NOT_AN_ENEMY", ship=target["name"])
     order["target"] = target["id"]
 
 
@@ -305,15 +298,15 @@ def _check_repair(
 ) -> None:
     target = cmd.target_station
     if target is None:
-        raise refuse("NO_TARGET", "Choose a station (or the shields) to repair.")
+        raise refuse("NO_TARGET", "no_target_to_repair")
     if target == "shields":
         if ship["shields"]["boxes"] == 0:
-            raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+            raise refuse("NO_SHIELDS", ship=ship["name"])
         track = ship["shields"]
     else:
         track = get_station(ship, target)
     if track["damage"] == 0:
-        raise refuse("NOTHING_TO_REPAIR", "That system is not damaged.")
+        raise refuse("NOTHING_TO_REPAIR")
     order["target_station"] = target
 
 
@@ -322,27 +315,27 @@ def _check_shields_up(
 ) -> None:
     shields = ship["shields"]
     if shields["boxes"] == 0:
-        raise refuse("NO_SHIELDS", f"{ship['name']} has no shield generator.")
+        raise refuse("NO_SHIELDS", ship=ship["name"])
     if health(shields) == 0:
-        raise refuse("SHIELDS_EMPTY", "The shields have no points left and cannot be raised.")
+        raise refuse("SHIELDS_EMPTY")
     if shields["active"]:
-        raise refuse("SHIELDS_ALREADY_UP", "The shields are already up.")
+        raise refuse("SHIELDS_ALREADY_UP")
 
 
 def _check_shields_down(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
 ) -> None:
     if not ship["shields"]["active"]:
-        raise refuse("SHIELDS_ALREADY_DOWN", "The shields are already down.")
+        raise refuse("SHIELDS_ALREADY_DOWN")
 
 
 def _check_command(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
 ) -> None:
     if cmd.target_station is None:
-        raise refuse("NO_TARGET", "Choose the station your command helps.")
+        raise refuse("NO_TARGET", "no_target_to_command")
     if cmd.target_station == station["id"]:
-        raise refuse("OWN_STATION", "A command helps another station, not your own.")
+        raise refuse("OWN_STATION", "command_own_station")
     get_station(ship, cmd.target_station)
     order["target_station"] = cmd.target_station
 

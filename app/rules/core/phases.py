@@ -36,14 +36,12 @@ ANY_PHASE = frozenset(
 
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
-        "label": "Downtime",
         "allows": frozenset(
             {"StartTurn", "StartNextCombat", "DowntimeRepair", "SetModule", "ChangePosition"}
         ),
         "next": "orders",
     },
     "orders": {
-        "label": "Orders",
         "allows": frozenset(
             {
                 "SubmitOrder",
@@ -60,7 +58,6 @@ PHASES: dict[str, dict[str, object]] = {
         "next": "resolve",
     },
     "allocation": {
-        "label": "Damage allocation",
         "allows": frozenset(
             {
                 "AllocateDamage",
@@ -74,7 +71,6 @@ PHASES: dict[str, dict[str, object]] = {
         "next": "turn_end",
     },
     "turn_end": {
-        "label": "End of turn",
         "allows": frozenset({"StartTurn", "UndoResolution", "ChangePosition"}),
         "next": "orders",
     },
@@ -99,7 +95,6 @@ class Action(TypedDict):
     role: str
     kinds: frozenset[str]
     step: str
-    label: str
 
 
 # What each station can order, the card kinds that count towards it, and its step.
@@ -108,64 +103,54 @@ ACTIONS: dict[str, Action] = {
         "role": "weapons",
         "kinds": frozenset({"attack", "any"}),
         "step": "attacks",
-        "label": "Attack",
     },
     "manoeuvre": {
         "role": "pilot",
         "kinds": frozenset({"helm", "any"}),
         "step": "manoeuvre",
-        "label": "Manoeuvre",
     },
     "evasive": {
         "role": "pilot",
         "kinds": frozenset({"helm", "any"}),
         "step": "manoeuvre",
-        "label": "Evasive",
     },
     "lock": {
         "role": "comms",
         "kinds": frozenset({"ewar", "any"}),
         "step": "ewar",
-        "label": "Target lock",
     },
-    "jam": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar", "label": "Jam"},
+    "jam": {"role": "comms", "kinds": frozenset({"ewar", "any"}), "step": "ewar"},
     "repair": {
         "role": "engineering",
         "kinds": frozenset({"repair", "any"}),
         "step": "repairs",
-        "label": "Repair",
     },
     "shields_up": {
         "role": "engineering",
         "kinds": frozenset(),
         "step": "repairs",
-        "label": "Shields up",
     },
     "shields_down": {
         "role": "engineering",
         "kinds": frozenset(),
         "step": "repairs",
-        "label": "Shields down",
     },
     # M-WEAPONS-4 and -2 (module `weapons`; weapons.offers says when a phone shows them).
     "point_defence": {
         "role": "weapons",
         "kinds": frozenset({"attack", "any"}),
         "step": "attacks",
-        "label": "Point defence",
     },
     # Resolved as the Manoeuvre step begins, so the freed ship may fly off this turn.
     "release": {
         "role": "weapons",
         "kinds": frozenset(),
         "step": "manoeuvre",
-        "label": "Release grapple",
     },
     "command": {
         "role": "captain",
         "kinds": frozenset({"command", "any"}),
         "step": "command",
-        "label": "Command",
     },
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .messages import said
 from .state import State
 
 Event = dict[str, Any]
@@ -118,7 +119,7 @@ def _count(combat: dict[str, Any], state: State, event: Event) -> None:
                 "damage": event["damage"],
                 "lost": event.get("lost", {}),
                 "status": event.get("status", character.get("status")),
-                "text": event["text"],
+                "words": said(event)["words"],
             }
         )
 
@@ -138,7 +139,7 @@ def _hit(state: State, event: Event) -> dict[str, Any]:
         "score": event.get("score"),
         "needed": event.get("needed"),
         "breakdown": event.get("breakdown"),
-        "text": event["text"],
+        "words": said(event)["words"],
     }
 
 
@@ -155,8 +156,9 @@ def build_report(state: State, events: Iterable[Event]) -> dict[str, Any]:
         if current is None or current["ended"]:
             continue  # Downtime: before the first combat or between two
         _count(current, state, event)
-        if event.get("text") and event.get("log", True):  # only texts: never a secret
-            current["log"].append({"turn": event["turn"], "type": kind, "text": event["text"]})
+        words = said(event).get("words")
+        if words and event.get("log", True):  # only the public words: never a secret
+            current["log"].append({"turn": event["turn"], "type": kind, "words": words})
         if kind == "CombatEnded":
             current["ended"] = True
     for combat in combats:

@@ -11,6 +11,7 @@ from .context import Context
 from .damage import damage_hull, damage_shields, damage_station, first_station
 from .errors import refuse
 from .hooks import HOOKS, defending
+from .messages import Message, message
 from .orders import stations_expected
 from .phases import ACTIONS, RESOLVE_STEPS
 from .state import (
@@ -59,7 +60,7 @@ def reveal_and_resolve(ctx: Context) -> None:
     clear_deadline(state)
     ctx.emit(
         "OrdersRevealed",
-        f"Turn {state['turn']}: orders revealed.",
+        message("orders_revealed", turn=state["turn"]),
         orders=[_public_order(state, o) for o in state["orders"].values()],
     )
     state["pending"] = {"hits": [], "next_step": 0}
@@ -79,7 +80,7 @@ def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) ->
         order.update(action="pass", cards=[], value=0)
         ctx.emit(
             "OrderVoided",
-            f"{role_label(station)} of {ship['name']} could no longer carry out its order.",
+            message("order_voided", station=role_label(station), ship=ship["name"]),
             ship=ship["id"],
             station=station["id"],
         )
@@ -88,34 +89,51 @@ def _recheck(ctx: Context, ship: Ship, station: dict[str, Any], order: Order) ->
 def _public_order(state: dict[str, Any], order: Order) -> dict[str, Any]:
     ship = state["ships"][order["ship"]]
     station = ship["stations"][order["station"]]
-    return {**order, "text": describe_order(state, ship, station, order)}
+    return {**order, **describe_order(state, ship, station, order)}
 
 
-def describe_order(state: dict[str, Any], ship: Ship, station: dict[str, Any], order: Order) -> str:
-    who = f"{role_label(station)} of {ship['name']}"
+def describe_order(
+    state: dict[str, Any], ship: Ship, station: dict[str, Any], order: Order
+) -> dict[str, Message]:
+    """A revealed order in words: `who` gave it, and the whole line (`words`)."""
     if order.get("from"):
-        who += f" (overridden by {role_label(ship['stations'][order['from']])})"
+        who = message(
+            "station_of_ship_overridden",
+            station=role_label(station),
+            ship=ship["name"],
+            by=role_label(ship["stations"][order["from"]]),
+        )
+    else:
+        who = message("station_of_ship", station=role_label(station), ship=ship["name"])
     action = order["action"]
     if action == "pass":
         if order.get("overriding"):
-            return (
-                f"{who} gave {role_label(ship['stations'][order['overriding']])}'s order instead."
-            )
-        return f"{who} passed."
-    label = ACTIONS[action]["label"]
-    value = f" ({order['value']})" if ACTIONS[action]["kinds"] else ""
-    target = ""
+            other = role_label(ship["stations"][order["overriding"]])
+            return {"who": who, "words": message("order_gave_other", who=who, station=other)}
+        return {"who": who, "words": message("order_passed", who=who)}
+    target: str | Message | None = None
     if order.get("target"):
-        target = f" → {state['ships'][order['target']]['name']}"
+        target = state["ships"][order["target"]]["name"]
         if order.get("target_station"):
-            target += f" ({order['target_station']})"
+            target = message("ship_and_station", ship=target, station=order["target_station"])
     elif order.get("target_station"):
-        target = f" → {order['target_station']}"
+        target = message("station_name", station=order["target_station"])
     elif action == "manoeuvre" and "zone" in order:
-        target = f" → {state['map']['zones'][order['zone']]['name']}"
+        target = state["map"]["zones"][order["zone"]]["name"]
     elif action == "manoeuvre":
-        target = f" → ({order['x']}, {order['y']})"
-    return f"{who}: {label}{value}{target}."
+        target = message("square", x=order["x"], y=order["y"])
+    valued = bool(ACTIONS[action]["kinds"])
+    if target is None and valued:
+        words = message("order_valued", who=who, action=action, value=order["value"])
+    elif target is None:
+        words = message("order_plain", who=who, action=action)
+    elif valued:
+        words = message(
+            "order_valued_at", who=who, action=action, value=order["value"], target=target
+        )
+    else:
+        words = message("order_at", who=who, action=action, target=target)
+    return {"who": who, "words": words}
 
 
 def run_steps(ctx: Context) -> None:
@@ -222,12 +240,11 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
         bonus = bonus_from(ctx, value)
         target = ship["stations"][order["target_station"]]
         add_modifier(
-            ctx, ship["id"], "station", bonus, "Command", _this_turn(ctx), station=target["id"]
+            ctx, ship["id"], "station", bonus, "command", _this_turn(ctx), station=target["id"]
         )
         ctx.emit(
             "CommandGiven",
-            f"The Captain of {ship['name']} drove {role_label(target)} on: "
-            f"+{bonus} to its action this turn.",
+            message("command_given", ship=ship["name"], station=role_label(target), bonus=bonus),
             ship=ship["id"],
             station=target["id"],
             bonus=bonus,
@@ -254,7 +271,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
             )
             ctx.emit(
                 "EvasiveManoeuvre",
-                f"{ship['name']} jinked and weaved: +{value} Defence until its next manoeuvre.",
+                message("evasive_manoeuvre", ship=ship["name"], value=value),
                 ship=ship["id"],
                 value=value,
             )
@@ -265,8 +282,10 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
         before = (ship["x"], ship["y"])
         ship["x"], ship["y"] = x, y
         route: dict[str, Any] = {"from": list(before), "to": [x, y]}  # "from" is a keyword
-        text = f"{ship['name']} moved from {before} to {(x, y)}."
-        ctx.emit("ShipMoved", text, ship=ship["id"], **route)
+        words = message(
+            "ship_moved", ship=ship["name"], from_x=before[0], from_y=before[1], x=x, y=y
+        )
+        ctx.emit("ShipMoved", words, ship=ship["id"], **route)
     for pull in HOOKS.after_manoeuvre:  # M-WEAPONS-2: grapples hold
         pull(ctx)
     return False
@@ -291,7 +310,7 @@ def step_ewar(ctx: Context, orders: list[Order]) -> bool:
             add_modifier(ctx, ship["id"], "attack", bonus, "lock", _this_turn(ctx))
             ctx.emit(
                 "TargetLocked",
-                f"{ship['name']} locked on: +{bonus} to its attacks this turn.",
+                message("target_locked", ship=ship["name"], bonus=bonus),
                 ship=ship["id"],
                 bonus=bonus,
             )
@@ -300,7 +319,7 @@ def step_ewar(ctx: Context, orders: list[Order]) -> bool:
             add_modifier(ctx, target["id"], "attack", -bonus, "jammed", _this_turn(ctx))
             ctx.emit(
                 "ShipJammed",
-                f"{ship['name']} jammed {target['name']}: −{bonus} to its attacks this turn.",
+                message("ship_jammed", ship=ship["name"], target=target["name"], penalty=bonus),
                 ship=ship["id"],
                 target=target["id"],
                 penalty=bonus,
@@ -316,17 +335,21 @@ def step_repairs(ctx: Context, orders: list[Order]) -> bool:
             if health(shields) == 0:
                 ctx.emit(
                     "ShieldsFailedToRise",
-                    f"{ship['name']}'s shields are empty and could not be raised.",
+                    message("shields_failed_to_rise", ship=ship["name"]),
                     ship=ship["id"],
                 )
             elif not shields["active"]:
                 shields["active"] = True
-                ctx.emit("ShieldsRaised", f"{ship['name']} raised its shields.", ship=ship["id"])
+                ctx.emit(
+                    "ShieldsRaised", message("shields_raised", ship=ship["name"]), ship=ship["id"]
+                )
             continue
         if order["action"] == "shields_down":
             if shields["active"]:
                 shields["active"] = False
-                ctx.emit("ShieldsLowered", f"{ship['name']} lowered its shields.", ship=ship["id"])
+                ctx.emit(
+                    "ShieldsLowered", message("shields_lowered", ship=ship["name"]), ship=ship["id"]
+                )
             continue
         repair(ctx, ship, order)
     return False
@@ -337,15 +360,15 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
     target_id = order["target_station"]
     if target_id == "shields":
         track = ship["shields"]
-        label = "the shield generator"
         if track["active"]:  # G-SHD-4: the generator must be off to be worked on
             track["active"] = False
             ctx.emit(
-                "ShieldsLowered", f"{ship['name']}'s shields dropped for repairs.", ship=ship["id"]
+                "ShieldsLowered",
+                message("shields_dropped_for_repairs", ship=ship["name"]),
+                ship=ship["id"],
             )
     else:
         track = ship["stations"][target_id]
-        label = role_label(track)
     value, parts = action_value(ctx, order)
     repair_mods = modifiers_for(ctx, ship["id"], "repair")
     parts += repair_mods
@@ -354,14 +377,21 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
     restored = max(0, min(track["damage"], total - difficulty))
     old_limit = hand_limit(track) if target_id != "shields" else 0
     track["damage"] -= restored
-    shown = " + ".join(f"{name} {v}" for name, v in parts)
-    text = (
-        f"Engineering of {ship['name']} repaired {label}: {shown} − (3 + {track['suffered']} "
-        f"suffered) = {total - difficulty} → {restored} restored."
+    repaired = {
+        "ship": ship["name"],
+        "value": parts,
+        "suffered": track["suffered"],
+        "score": total - difficulty,
+        "restored": restored,
+    }
+    words = (
+        message("shields_repaired", **repaired)
+        if target_id == "shields"
+        else message("station_repaired", station=role_label(track), **repaired)
     )
     ctx.emit(
         "RepairResolved",
-        text,
+        words,
         ship=ship["id"],
         station=target_id,
         value=total,
@@ -396,11 +426,11 @@ def attack(
     ship = state["ships"][order["ship"]]
     target = state["ships"][order["target"]]
     station = ship["stations"][order["station"]]
-    who = f"{role_label(station)} of {ship['name']}"
+    who = message("station_of_ship", station=role_label(station), ship=ship["name"])
     if target["destroyed"]:
         ctx.emit(
             "AttackCancelled",
-            f"{who} held fire: {target['name']} is already destroyed.",
+            message("attack_cancelled", who=who, target=target["name"]),
             ship=ship["id"],
             target=target["id"],
         )
@@ -410,11 +440,16 @@ def attack(
     far = distance_words(ship, target)
     weapons = [w for w in ship["weapons"] if w["id"] in order["weapons"]]
     in_range = reaching(ship, target, weapons)
-    names = ", ".join(w["name"] for w in weapons)
     if not in_range:  # G-HIT-3: no roll at all
         return ctx.emit(
             "AttackResolved",
-            f"{who} fired {names} at {target['name']}: {far} is beyond their range: miss.",
+            message(
+                "attack_out_of_range",
+                who=who,
+                weapons=[w["name"] for w in weapons],
+                target=target["name"],
+                distance=far,
+            ),
             ship=ship["id"],
             station=station["id"],
             target=target["id"],
@@ -438,18 +473,29 @@ def attack(
     if aimed and target["shields"]["active"]:
         aimed = None  # G-SHD-1: shields raised this turn protect the stations
     left_out = [w["name"] for w in weapons if w not in in_range]
-    text = (
-        f"{who} fired {', '.join(w['name'] for w in in_range)} at {target['name']}"
-        f"{' (' + aimed + ')' if aimed else ''}: "
-        f"{breakdown(value_parts + attack_mods, roll, defence, defence_mods)} = {score} "
-        f"{'≥' if hit else '<'} {band.to_hit} ({band.label}, {far}): "
-        f"{'hit for ' + str(damage) + ' damage' if hit else 'miss'}."
-    )
+    fired = {
+        "who": who,
+        "weapons": [w["name"] for w in in_range],
+        "target": target["name"]
+        if not aimed
+        else message("ship_and_station", ship=target["name"], station=aimed),
+        "value": value_parts + attack_mods,
+        "roll": roll,
+        "defence": [["defence", defence], *defence_mods],
+        "score": score,
+        "needed": band.to_hit,
+        "band": band.label,
+        "distance": far,
+    }
     if left_out:
-        text += f" Out of range: {', '.join(left_out)}."
+        fired["left_out"] = left_out
+    if hit:
+        words = message("attack_hit_partly" if left_out else "attack_hit", damage=damage, **fired)
+    else:
+        words = message("attack_missed_partly" if left_out else "attack_missed", **fired)
     event = ctx.emit(
         "AttackResolved",
-        text,
+        words,
         ship=ship["id"],
         station=station["id"],
         target=target["id"],
@@ -470,6 +516,8 @@ def attack(
             "defence": defence,
             "defending": defence_mods,
         },
+        # The dice's heading on the screens, without the sums the breakdown shows term by term.
+        head=message("attack_fired", who=who, weapons=fired["weapons"], target=fired["target"]),
     )
     if hit and damage:
         ctx.state["pending"]["hits"].append(
@@ -478,23 +526,10 @@ def attack(
                 "target": target["id"],
                 "damage": damage,
                 "target_station": aimed,
-                "cause": f"{ship['name']}'s attack",
+                "cause": message("cause_attack", ship=ship["name"]),
             }
         )
     return event
-
-
-def breakdown(parts: list[list[Any]], roll: int, defence: int, defending: list[list[Any]]) -> str:
-    text = " ".join(_term(i, name, v) for i, (name, v) in enumerate(parts))
-    text += f" + d6 {roll} − (Defence {defence}"
-    text += "".join(f" {'+' if v >= 0 else '−'} {name} {abs(v)}" for name, v in defending)
-    return text + ")"
-
-
-def _term(index: int, name: str, value: int) -> str:
-    if index == 0:
-        return f"{name} {value}"
-    return f"{'+' if value >= 0 else '−'} {name} {abs(value)}"
 
 
 def step_damage(ctx: Context, orders: list[Order]) -> bool:
@@ -528,7 +563,7 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
         if points >= 2 and engineering and manned(state, engineering) and not random_allocation:
             prompts[ship_id] = {"hull_damage": points, "answered": False, "allocations": {}}
         else:
-            damage_hull(ctx, ship, points, "enemy fire")
+            damage_hull(ctx, ship, points, message("cause_enemy_fire"))
     if not prompts:
         return False
     seconds = int(state["settings"]["allocation_seconds"])
@@ -538,9 +573,13 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
     for ship_id, prompt in prompts.items():
         ctx.emit(
             "AllocationRequested",
-            f"Engineering of {state['ships'][ship_id]['name']} may "
-            f"divert {prompt['hull_damage'] - 1} of {prompt['hull_damage']} Hull damage "
-            f"({seconds} s).",
+            message(
+                "allocation_requested",
+                ship=state["ships"][ship_id]["name"],
+                most=prompt["hull_damage"] - 1,
+                damage=prompt["hull_damage"],
+                seconds=seconds,
+            ),
             ship=ship_id,
             hull_damage=prompt["hull_damage"],
             deadline=ctx.now + seconds,
@@ -554,38 +593,42 @@ def allocate(ctx: Context, ship_id: str, allocations: dict[str, int], seat: str 
     state = ctx.state
     prompt = (state["allocation"] or {}).get("ships", {}).get(ship_id)
     if prompt is None or prompt["answered"]:
-        raise refuse("NO_ALLOCATION_PENDING", "There is no damage waiting to be allocated there.")
+        raise refuse("NO_ALLOCATION_PENDING")
     ship = state["ships"][ship_id]
     if seat is not None:
         engineering = first_station(ship, "engineering")
         crew = engineering["crew"] if engineering else None
         if crew is None or crew["seat"] != seat:
-            raise refuse("NOT_YOUR_STATION", "Only this ship's Engineering can divert its damage.")
+            raise refuse("NOT_YOUR_STATION", "divert_engineering_only")
     total = 0
     for station_id, points in allocations.items():
         if station_id not in ship["stations"]:
-            raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
+            raise refuse("NO_SUCH_STATION", ship=ship["name"], station=station_id)
         if points < 0:
-            raise refuse("BAD_ALLOCATION", "Damage diverted to a station cannot be negative.")
+            raise refuse("BAD_ALLOCATION", "negative_allocation")
         if points > health(ship["stations"][station_id]):
             raise refuse(
                 "BAD_ALLOCATION",
-                f"{role_label(ship['stations'][station_id])} has only "
-                f"{health(ship['stations'][station_id])} health left to take damage.",
+                station=role_label(ship["stations"][station_id]),
+                left=health(ship["stations"][station_id]),
             )
         total += points
     if total > prompt["hull_damage"] - 1:
         raise refuse(
-            "HULL_MUST_TAKE_ONE",
-            f"At most {prompt['hull_damage'] - 1} of "
-            f"{prompt['hull_damage']} damage can be diverted: 1 stays on the Hull.",
+            "HULL_MUST_TAKE_ONE", most=prompt["hull_damage"] - 1, damage=prompt["hull_damage"]
         )
     prompt["answered"] = True
     prompt["allocations"] = {k: v for k, v in allocations.items() if v}
     ctx.emit(
         "DamageAllocated",
-        f"Engineering of {ship['name']} diverted {total} damage"
-        f"{' to ' + ', '.join(prompt['allocations']) if total else ''}.",
+        message(
+            "damage_diverted",
+            ship=ship["name"],
+            points=total,
+            stations=list(prompt["allocations"]),
+        )
+        if total
+        else message("damage_not_diverted", ship=ship["name"]),
         ship=ship_id,
         allocations=prompt["allocations"],
     )
@@ -601,15 +644,15 @@ def finish_allocation(ctx: Context) -> None:
         if not prompt["answered"]:
             ctx.emit(
                 "AllocationExpired",
-                f"No word from Engineering of {ship['name']}: all damage goes to the Hull.",
+                message("allocation_expired", ship=ship["name"]),
                 ship=ship_id,
             )
         diverted = 0
         for station_id, points in prompt["allocations"].items():
             diverted += damage_station(
-                ctx, ship, ship["stations"][station_id], points, "diverted Hull damage"
+                ctx, ship, ship["stations"][station_id], points, message("cause_diverted")
             )
-        damage_hull(ctx, ship, prompt["hull_damage"] - diverted, "enemy fire")
+        damage_hull(ctx, ship, prompt["hull_damage"] - diverted, message("cause_enemy_fire"))
     state["allocation"] = None
     clear_deadline(state)
     run_steps(ctx)
@@ -634,7 +677,7 @@ def step_effects(ctx: Context, orders: list[Order]) -> bool:
         )
     state["orders"] = {}
     state["phase"] = "turn_end"
-    ctx.emit("TurnResolved", f"Turn {state['turn']} resolved.", summary=summary)
+    ctx.emit("TurnResolved", message("turn_resolved", turn=state["turn"]), summary=summary)
     return False
 
 

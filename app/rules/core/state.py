@@ -13,6 +13,7 @@ from ..content.zone_bands import zone_band_for
 from ..content.zone_content import map_data
 from . import rng
 from .errors import refuse
+from .messages import Message, message
 from .rng import Dice
 from .sheets import build_ship, own_card_id, sheets_of
 
@@ -141,7 +142,7 @@ def card_of(state: State, card_id: str) -> dict[str, Any]:
 def get_ship(state: State, ship_id: Any) -> Ship:
     ship: Ship | None = state["ships"].get(ship_id) if isinstance(ship_id, str) else None
     if ship is None:
-        raise refuse("NO_SUCH_SHIP", f"There is no ship called {ship_id!r} in this game.")
+        raise refuse("NO_SUCH_SHIP", ship=str(ship_id))
     return ship
 
 
@@ -150,7 +151,7 @@ def get_station(ship: Ship, station_id: Any) -> Station:
         ship["stations"].get(station_id) if isinstance(station_id, str) else None
     )
     if station is None:
-        raise refuse("NO_SUCH_STATION", f"{ship['name']} has no station called {station_id!r}.")
+        raise refuse("NO_SUCH_STATION", ship=ship["name"], station=str(station_id))
     return station
 
 
@@ -159,7 +160,7 @@ def get_character(state: State, character_id: Any) -> dict[str, Any]:
         state["characters"].get(character_id) if isinstance(character_id, str) else None
     )
     if ch is None:
-        raise refuse("NO_SUCH_CHARACTER", f"There is no character called {character_id!r}.")
+        raise refuse("NO_SUCH_CHARACTER", character=str(character_id))
     return ch
 
 
@@ -220,12 +221,14 @@ def reaching(ship: Ship, target: Ship, weapons: list[dict[str, Any]]) -> list[di
     return [w for w in weapons if band_index(w["max_range"]) >= band_index(band.id)]
 
 
-def distance_words(a: Ship, b: Ship) -> str:
+def distance_words(a: Ship, b: Ship) -> Message:
     """The distance for people: "5 squares", or "same zone", "1 zone", "2 zones"."""
     steps = distance(a, b)
     if "zone" in a and "zone" in b:
-        return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
-    return f"{steps} square{'' if steps == 1 else 's'}"
+        if steps == 0:
+            return message("same_zone")
+        return message("zones_away", count=steps)
+    return message("squares_away", count=steps)
 
 
 def zone_map(state: State) -> ZoneMap | None:
@@ -236,7 +239,7 @@ def zone_map(state: State) -> ZoneMap | None:
 def get_zone(zones: ZoneMap, zone_id: Any) -> dict[str, Any]:
     zone: dict[str, Any] | None = zones["zones"].get(zone_id) if isinstance(zone_id, str) else None
     if zone is None:
-        raise refuse("NO_SUCH_ZONE", f"There is no zone called {zone_id!r} on this map.")
+        raise refuse("NO_SUCH_ZONE", zone=zone_id)
     return zone
 
 

@@ -22,7 +22,7 @@ def clear_deadline(state: State) -> None:
 def pause(state: State, now: float) -> float:
     deadline = state["deadline"]
     if deadline is None:
-        raise refuse("NO_TIMER", "No timer is running.")
+        raise refuse("NO_TIMER")
     remaining: float = max(0.0, deadline["at"] - now)
     state["paused"] = {"kind": deadline["kind"], "remaining": round(remaining, 3)}
     state["deadline"] = None
@@ -32,14 +32,14 @@ def pause(state: State, now: float) -> float:
 def resume(state: State, now: float) -> float:
     paused = state["paused"]
     if paused is None:
-        raise refuse("NOT_PAUSED", "The timer is not paused.")
+        raise refuse("NOT_PAUSED")
     set_deadline(state, paused["kind"], now + paused["remaining"])
     return float(paused["remaining"])
 
 
 def extend(state: State, now: float, seconds: int) -> None:
     if not 1 <= seconds <= 3600:
-        raise refuse("BAD_VALUE", "Extend by 1 to 3600 seconds.")
+        raise refuse("BAD_VALUE", "bad_extension", most=3600)
     if state["paused"] is not None:
         state["paused"]["remaining"] += seconds
     elif state["deadline"] is not None:
@@ -47,7 +47,7 @@ def extend(state: State, now: float, seconds: int) -> None:
     elif state["phase"] == "orders":
         set_deadline(state, "orders", now + seconds)
     else:
-        raise refuse("NO_TIMER", "No timer is running.")
+        raise refuse("NO_TIMER")
 
 
 def deadlines(state: State) -> list[dict[str, Any]]:

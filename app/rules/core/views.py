@@ -13,8 +13,9 @@ from .combat import can_end
 from .crew import CHARACTERISTICS
 from .gm import SOUND_DEFAULTS
 from .hooks import HOOKS
+from .messages import message, said, term
 from .orders import out_of_reach_now
-from .phases import ACTIONS, PHASES, RESOLVE_STEPS, actions_for
+from .phases import ACTIONS, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
     State,
@@ -51,7 +52,7 @@ def _game(state: State) -> View:
         "turn": state["turn"],
         "combat": state["combat"],
         "phase": state["phase"],
-        "phase_label": PHASES[state["phase"]]["label"],
+        "phase_label": term("phase", state["phase"]),
         "deadline": state["deadline"],
         "paused": state["paused"],
         "red_alert": state["red_alert"],
@@ -145,7 +146,7 @@ def _distance(a: dict[str, Any], b: dict[str, Any]) -> View:
         "a": a["id"],
         "b": b["id"],
         "squares": distance(a, b),  # zone steps on a zone map
-        "band": band.label if band else "Out of range",
+        "band": term("band", band.label if band else "out_of_range"),
     }
 
 
@@ -167,11 +168,11 @@ def _revealed(state: State) -> View | None:
     for order in by_step:
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
-        orders.append({**order, "text": describe_order(state, ship, station, order)})
+        orders.append({**order, **describe_order(state, ship, station, order)})
     return {
         "turn": revealed["turn"],
         "orders": orders,
-        "results": [public_event(e) for e in revealed["results"]],
+        "results": [said(public_event(e)) for e in revealed["results"]],
     }
 
 
@@ -192,10 +193,14 @@ def shared_view(state: State) -> View:
         "ships": _ships(state),
         "distances": _distances(state),
         "revealed": _revealed(state),
-        "log": list(state["log"]),
+        "log": [said(entry) for entry in state["log"]],
         "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
-            {"label": b.label, "squares": f"{b.min_squares}–{b.max_squares}", "to_hit": b.to_hit}
+            {
+                "label": term("band", b.label),
+                "squares": f"{b.min_squares}–{b.max_squares}",
+                "to_hit": b.to_hit,
+            }
             for b in RANGE_BANDS
         ],
     }
@@ -239,8 +244,8 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         return view
     ship, station = found
     if not _players(ship):  # a seat kept from before NPC ships were closed to players
-        others = [s for s in ships_in_order(state) if s is not ship and not _players(s)]
-        view["distances"] = [*view["distances"], *(_distance(ship, s) for s in others)]
+        npc_ships = [s for s in ships_in_order(state) if s is not ship and not _players(s)]
+        view["distances"] = [*view["distances"], *(_distance(ship, s) for s in npc_ships)]
     key = station_key(ship, station)
     order = state["orders"].get(key)
     allocation = None
@@ -250,21 +255,17 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             allocation = {**prompt, "deadline": state["deadline"]}
     down = None
     if not operational(station):
-        down = (
-            "Engineering is at zero: you may only repair Engineering."
-            if station["role"] == "engineering"
-            else "Your station is at zero health: no cards until Engineering repairs it."
-        )
+        down = message("down_engineering" if station["role"] == "engineering" else "down_station")
     elif not manned(state, station):
         # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
         status = state["characters"][station["crew"]["character"]]["status"]
-        down = f"Your character is {status}: the station is unmanned" + (
-            " until first aid." if status == "unconscious" else "."
-        )
-        if "seats" in state["modules"]:
-            down += " Another crew member may take it."
+        others = "seats" in state["modules"]  # another crew member may take the station
+        if status == "unconscious":
+            down = message("down_unconscious_others" if others else "down_unconscious")
+        else:
+            down = message("down_dead_others" if others else "down_dead")
     if ship["destroyed"]:
-        down = f"{ship['name']} has been destroyed."
+        down = message("down_ship_destroyed", ship=ship["name"])
     view["me"] = {
         "ship": ship["id"],
         "ship_name": ship["name"],
@@ -280,7 +281,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "operational": operational(station),
         "down": down,
         "actions": [
-            {"id": a, "label": ACTIONS[a]["label"], "kinds": sorted(ACTIONS[a]["kinds"])}
+            {"id": a, "label": term("action", a), "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
             if all(offers(state, ship, a) for offers in HOOKS.offers)
         ],
@@ -346,6 +347,6 @@ def event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any] | None:
     seats = event.get("secret_seats", ())
     if isinstance(viewer, tuple) and viewer[0] == "seat" and viewer[1] in seats:
         return event
-    if not event.get("text"):
+    if "words" not in event:
         return None
     return public_event(event)

@@ -11,6 +11,7 @@ from typing import Any
 from ...content import QUALITIES
 from ...core.commands import SubmitOrder
 from ...core.context import Context
+from ...core.messages import message
 from ...core.phases import ACTIONS
 from ...core.state import Ship, State, Station, role_label
 from ...core.views import ships_in_order
@@ -70,12 +71,20 @@ def roll_at_reveal(ctx: Context, ship: Ship, station: Station, order: dict[str, 
         return
     base = rating(ship)
     roll = ctx.dice.roll(DIE)
-    name = f"{quality(ship).capitalize()} crew"
+    name = f"crew:{quality(ship)}"  # a breakdown label, worded by the web layer
     order["value"] = base + roll
     order["breakdown"] = [[name, base], ["d6", roll]]
     ctx.emit(
         "NpcActionRolled",
-        f"{role_label(station)} of {ship['name']} ({name}): {base} + d6 {roll} = {base + roll}.",
+        message(
+            "npc_action_rolled",
+            station=role_label(station),
+            ship=ship["name"],
+            quality=quality(ship),
+            rating=base,
+            roll=roll,
+            value=base + roll,
+        ),
         ship=ship["id"],
         station=station["id"],
         purpose="crew quality",

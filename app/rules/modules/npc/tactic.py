@@ -249,12 +249,9 @@ def set_npc(ctx: Context, cmd: SetNpc) -> None:
     Switching automation on during Orders gives the ship's missing orders at once."""
     ship = get_ship(ctx.state, cmd.ship)
     if ship["crew"] != "npc":
-        raise refuse("NOT_AN_NPC_SHIP", f"{ship['name']} has a player crew, not a Crew Quality.")
+        raise refuse("NOT_AN_NPC_SHIP", ship=ship["name"])
     if cmd.quality is not None and cmd.quality not in QUALITIES:
-        raise refuse(
-            "UNKNOWN_QUALITY",
-            f"There is no Crew Quality called {cmd.quality!r}; known: {', '.join(QUALITIES)}.",
-        )
+        raise refuse("UNKNOWN_QUALITY", quality=cmd.quality, known=list(QUALITIES))
     settings = dict(ship.get("npc") or {"quality": npc.quality(ship), "auto": True})
     if cmd.quality is not None:
         settings["quality"] = cmd.quality
@@ -264,7 +261,7 @@ def set_npc(ctx: Context, cmd: SetNpc) -> None:
     # Crew Quality and automation are the GM's (M-NPC-1/2): the event says nothing to anyone else.
     ctx.emit(
         "NpcCrewSet",
-        "",
+        None,
         log=False,
         ship=ship["id"],
         secret={"quality": settings["quality"], "auto": settings["auto"]},

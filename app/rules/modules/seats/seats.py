@@ -14,6 +14,7 @@ from ...core.combat import check_open_to_players
 from ...core.commands import ChangePosition
 from ...core.context import Context
 from ...core.errors import refuse
+from ...core.messages import message
 from ...core.state import (
     Ship,
     State,
@@ -31,7 +32,7 @@ OVERRIDE_PENALTY = -2
 
 def _require_module(state: State) -> None:
     if "seats" not in state["modules"]:
-        raise refuse("MODULE_OFF", "Moving about the bridge needs the seats module (GM).")
+        raise refuse("MODULE_OFF", "seats_module_off")
 
 
 def free(state: State, ship: Ship, station: Station) -> bool:
@@ -49,23 +50,23 @@ def change_position(ctx: Context, cmd: ChangePosition) -> None:
     _require_module(state)
     found = seat_station(state, cmd.actor.seat or "")
     if found is None:
-        raise refuse("NOT_SEATED", "You are not at a station.")
+        raise refuse("NOT_SEATED")
     ship, here = found
     if cmd.ship != ship["id"]:
-        raise refuse("OTHER_SHIP", "You can only move to a station of your own ship.")
+        raise refuse("OTHER_SHIP")
     there = get_station(ship, cmd.station)
     moves = state.setdefault("seat_moves", {})
     seat = here["crew"]["seat"]
     if there is here:
         if moves.pop(seat, None) is None:
-            raise refuse("SAME_STATION", "You are already at that station.")
-        ctx.emit("PositionKept", "", log=False, secret_for=station_key(ship, here), secret={})
+            raise refuse("SAME_STATION")
+        ctx.emit("PositionKept", None, log=False, secret_for=station_key(ship, here), secret={})
         return
     if ship["destroyed"]:
-        raise refuse("SHIP_DESTROYED", f"{ship['name']} has been destroyed.")
+        raise refuse("SHIP_DESTROYED", "ship_destroyed_refused", ship=ship["name"])
     check_open_to_players(ship)
     if not manned(state, here):
-        raise refuse("CREW_INCAPACITATED", "Your character cannot move: they are unconscious.")
+        raise refuse("CREW_INCAPACITATED", "crew_cannot_move")
     if free(state, ship, there):
         moves.pop(seat, None)
         move(ctx, ship, here, there)
@@ -74,7 +75,7 @@ def change_position(ctx: Context, cmd: ChangePosition) -> None:
     moves[seat] = {"ship": ship["id"], "to": there["id"]}
     ctx.emit(
         "PositionQueued",
-        "",
+        None,
         log=False,
         ship=ship["id"],
         station=here["id"],
@@ -98,7 +99,13 @@ def move(ctx: Context, ship: Ship, here: Station, there: Station) -> None:
         state["orders"].pop(station_key(ship, station), None)
     ctx.emit(
         "PositionChanged",
-        f"{crew['name']} moved from {role_label(here)} to {role_label(there)} of {ship['name']}.",
+        message(
+            "position_changed",
+            crew=crew["name"],
+            station=role_label(here),
+            to_station=role_label(there),
+            ship=ship["name"],
+        ),
         ship=ship["id"],
         seat=crew["seat"],
         station=there["id"],
@@ -118,7 +125,9 @@ def _carry_off(ctx: Context, ship: Ship, station: Station) -> None:
     ctx.state.get("seat_moves", {}).pop(crew["seat"], None)
     ctx.emit(
         "CrewCarriedOff",
-        f"{crew['name']} was carried off {role_label(station)} of {ship['name']}.",
+        message(
+            "crew_carried_off", crew=crew["name"], station=role_label(station), ship=ship["name"]
+        ),
         ship=ship["id"],
         station=station["id"],
         seat=crew["seat"],
@@ -157,23 +166,16 @@ def override_target(state: State, ship: Ship, station: Station, target_id: str) 
     _require_module(state)
     target = get_station(ship, target_id)
     if target is station:
-        raise refuse("OWN_STATION", "Give your own station's order the usual way.")
+        raise refuse("OWN_STATION")
     if target["role"] == "captain":
-        raise refuse("OVERRIDE_COMMAND", "Nobody can give the Captain's Command for them.")
+        raise refuse("OVERRIDE_COMMAND")
     if not free(state, ship, target) and operational(target):
-        raise refuse(
-            "STATION_MANNED",
-            f"{role_label(target)} is manned and working: only an unmanned or down station "
-            "can be overridden.",
-        )
+        raise refuse("STATION_MANNED", station=role_label(target))
     if not operational(station):
-        raise refuse("STATION_DOWN", f"{role_label(station)} is down: it can play no cards.")
+        raise refuse("STATION_DOWN", "station_down_no_cards", station=role_label(station))
     given = state["orders"].get(station_key(ship, target))
     if given is not None and given.get("from") not in (None, station["id"]):
-        raise refuse(
-            "ALREADY_OVERRIDDEN",
-            f"Another station already gives {role_label(target)}'s order this turn.",
-        )
+        raise refuse("ALREADY_OVERRIDDEN", station=role_label(target))
     return target
 
 

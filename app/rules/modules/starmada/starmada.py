@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...core.context import Context
 from ...core.damage import damage_shields_box, damage_station, first_station
+from ...core.messages import message
 from ...core.state import Ship, State, health
 
 MODULE = "starmada"
@@ -42,9 +43,16 @@ def starmada_check(ctx: Context, ship: Ship) -> None:
             crossed.append(system)
     ctx.emit(
         "SystemDamageRolled",
-        f"Damage roll for {ship['name']}: d6 {roll} → thrust "
-        f"{totals['thrust']}, weapons {totals['weapons']}, ECM {totals['ecm']}, shields "
-        f"{totals['shields']} (factor {factor}).",
+        message(
+            "system_damage_rolled",
+            ship=ship["name"],
+            roll=roll,
+            thrust=totals["thrust"],
+            weapons=totals["weapons"],
+            ecm=totals["ecm"],
+            shields=totals["shields"],
+            factor=factor,
+        ),
         log=False,
         ship=ship["id"],
         purpose="starmada",
@@ -60,7 +68,7 @@ def starmada_check(ctx: Context, ship: Ship) -> None:
             continue
         station = first_station(ship, STARMADA_SYSTEM_ROLE[system])
         if station is not None and health(station) > 1:
-            damage_station(ctx, ship, station, 1, f"a {system} system hit")
+            damage_station(ctx, ship, station, 1, message("cause_system_hit", system=system))
 
 
 def on(state: State) -> bool:

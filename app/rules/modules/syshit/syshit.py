@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...core.context import Context
 from ...core.damage import damage_shields_box, damage_station, first_station
+from ...core.messages import Message, message
 from ...core.state import Ship, State, health
 
 MODULE = "syshit"
@@ -14,12 +15,12 @@ def on(state: State) -> bool:
     return MODULE in state["modules"]
 
 
-def diverted(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+def diverted(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
     """The Hull damage of one hit that went to a system instead."""
     return system_hit(ctx, ship, points, cause) if on(ctx.state) else 0
 
 
-def system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
+def system_hit(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
     """M-SYSHIT: a d20 on the scenario's table picks the system; a station hit takes half the
     Hull damage (rounded down), and at least 1 point always stays on the Hull."""
     roll = ctx.dice.roll(20)
@@ -34,8 +35,9 @@ def system_hit(ctx: Context, ship: Ship, points: int, cause: str) -> int:
         share = points // 2 if station is not None else 0
     ctx.emit(
         "SystemHitRolled",
-        f"System hit on {ship['name']}: d20 {roll} → {system}"
-        f"{f', {share} damage diverted there' if share else ''}.",
+        message("system_hit_diverted", ship=ship["name"], roll=roll, system=system, points=share)
+        if share
+        else message("system_hit", ship=ship["name"], roll=roll, system=system),
         ship=ship["id"],
         purpose="system hit",
         roll=roll,

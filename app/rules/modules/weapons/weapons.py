@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...content import MAGAZINE_DEFAULT, RANGE_BANDS, band_index
+from ...content import MAGAZINE_DEFAULT, band_index
 from ...core import hooks, resolve
 from ...core.commands import SetMagazine, SubmitOrder
 from ...core.context import Context
 from ...core.errors import refuse
+from ...core.messages import Message, message, term
 from ...core.state import (
     Ship,
     State,
@@ -100,10 +101,7 @@ def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> l
     empty = [w for w in chosen if not can_fire(state, weapons[w])]
     ready = [w for w in chosen if w not in empty]
     if empty and (named or not ready):
-        raise refuse(
-            "LAUNCHER_EMPTY",
-            f"{weapons[empty[0]]['name']} has no torpedoes left; launchers reload in Downtime.",
-        )
+        raise refuse("LAUNCHER_EMPTY", weapon=weapons[empty[0]]["name"])
     return ready
 
 
@@ -111,28 +109,26 @@ def check_point_defence(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: Order
 ) -> None:
     if not on(state):
-        raise refuse("MODULE_OFF", "Point defence needs the weapons module.")
+        raise refuse("MODULE_OFF", "point_defence_module_off")
     if not has_pdc(ship):
-        raise refuse("NO_PDC", f"{ship['name']} has no point-defence cannon.")
+        raise refuse("NO_PDC", ship=ship["name"])
 
 
 def check_release(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: Order
 ) -> None:
     if not on(state):
-        raise refuse("MODULE_OFF", "Grapples need the weapons module.")
+        raise refuse("MODULE_OFF", "grapples_module_off")
     held = [g["target"] for g in grapples(state) if g["holder"] == ship["id"]]
     if not held:
-        raise refuse("NOT_HOLDING", f"{ship['name']} holds no ship with a grappler.")
+        raise refuse("NOT_HOLDING", "holds_no_ship", ship=ship["name"])
     target = cmd.target
     if target is None and len(held) == 1:
         target = held[0]
     if target is None:
-        raise refuse("NO_TARGET", "Choose which held ship to release.")
+        raise refuse("NO_TARGET", "no_target_to_release")
     if target not in held:
-        raise refuse(
-            "NOT_HOLDING", f"{ship['name']} does not hold {get_ship(state, target)['name']}."
-        )
+        raise refuse("NOT_HOLDING", ship=ship["name"], target=get_ship(state, target)["name"])
     order["target"] = target
 
 
@@ -159,7 +155,7 @@ def before_manoeuvre(ctx: Context, pilot_orders: list[Order]) -> None:
             state["grapples"] = kept
             ctx.emit(
                 "GrappleReleased",
-                f"{holder['name']} let go of {target['name']}.",
+                message("grapple_released", ship=holder["name"], target=target["name"]),
                 ship=holder["id"],
                 target=target["id"],
             )
@@ -173,14 +169,15 @@ def before_manoeuvre(ctx: Context, pilot_orders: list[Order]) -> None:
                 continue
             holder = state["ships"][hold["holder"]]
             broke = value > hold["score"]
-            text = (
-                f"{ship['name']} strained at {holder['name']}'s grapple: manoeuvre {value} "
-                f"{'beats' if broke else 'does not beat'} its hold of {hold['score']}"
-                f"{': broke free' if broke else ''}."
-            )
             ctx.emit(
                 "GrappleBroken" if broke else "GrappleHeld",
-                text,
+                message(
+                    "grapple_broken" if broke else "grapple_held",
+                    ship=ship["name"],
+                    holder=holder["name"],
+                    value=value,
+                    hold=hold["score"],
+                ),
                 ship=ship["id"],
                 holder=holder["id"],
                 value=value,
@@ -214,14 +211,16 @@ def after_manoeuvre(ctx: Context) -> None:
             ship["y"] += _sign(holder["y"] - ship["y"])
         after = [ship["x"], ship["y"]]
         if before != after:
-            _pulled(ctx, holder, ship, before, after, f"({ship['x']}, {ship['y']})")
+            _pulled(ctx, holder, ship, before, after, message("square", x=ship["x"], y=ship["y"]))
 
 
-def _pulled(ctx: Context, holder: Ship, ship: Ship, before: Any, after: Any, where: str) -> None:
+def _pulled(
+    ctx: Context, holder: Ship, ship: Ship, before: Any, after: Any, where: str | Message
+) -> None:
     route: dict[str, Any] = {"from": before, "to": after}  # "from" is a keyword
     ctx.emit(
         "GrapplePulled",
-        f"{holder['name']}'s grapple held {ship['name']} within Close: pulled back to {where}.",
+        message("grapple_pulled", holder=holder["name"], ship=ship["name"], where=where),
         ship=ship["id"],
         holder=holder["id"],
         **route,
@@ -287,8 +286,7 @@ def _hold(ctx: Context, holder: Ship, target: Ship, score: int) -> None:
     ctx.state["grapples"] = [*kept, hold]
     ctx.emit(
         "GrappleCaught",
-        f"{holder['name']}'s grappler caught {target['name']}: it cannot move beyond Close of "
-        f"{holder['name']} until released, or its Pilot beats {score} with a manoeuvre.",
+        message("grapple_caught", holder=holder["name"], target=target["name"], hold=score),
         ship=holder["id"],
         target=target["id"],
         score=score,
@@ -299,11 +297,11 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
     state = ctx.state
     far = distance_words(ship, target)
     band = range_band(ship, target)
-    who = f"{ship['name']}'s {launcher['name']}"
+    who = message("ship_weapon", ship=ship["name"], weapon=launcher["name"])
     if band is None or _beyond(band.id, launcher["max_range"]):
         ctx.emit(
             "TorpedoNotLaunched",
-            f"{who} held its torpedo: {target['name']} is {far} away, out of reach.",
+            message("torpedo_out_of_reach", who=who, target=target["name"], distance=far),
             ship=ship["id"],
             target=target["id"],
             weapon=launcher["id"],
@@ -313,7 +311,7 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
     if loaded(launcher) <= 0:
         ctx.emit(
             "TorpedoNotLaunched",
-            f"{who} is empty: no torpedo left to launch.",
+            message("torpedo_launcher_empty", who=who),
             ship=ship["id"],
             target=target["id"],
             weapon=launcher["id"],
@@ -339,12 +337,20 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
         "breakdown": {"value": parts, "attack": attacking},
     }
     state["torpedoes"] = [*torpedoes(state), torpedo]
-    when = ("this turn", "next turn")[turns] if turns < 2 else f"in {turns} turns"
-    shown = _terms(parts + attacking)
+    when = strikes_when(turns)
     ctx.emit(
         "TorpedoLaunched",
-        f"{who} launched a torpedo at {target['name']} ({band.label}, {far}): guidance "
-        f"{shown} = {guidance}; strikes {when}. {launcher['loaded']} left.",
+        message(
+            "torpedo_launched",
+            who=who,
+            target=target["name"],
+            band=band.label,
+            distance=far,
+            value=parts + attacking,
+            guidance=guidance,
+            when=when,
+            count=launcher["loaded"],
+        ),
         ship=ship["id"],
         target=target["id"],
         torpedo=torpedo["id"],
@@ -355,11 +361,16 @@ def launch(ctx: Context, order: Order, ship: Ship, target: Ship, launcher: dict[
         when=when,
         loaded=launcher["loaded"],
         breakdown=torpedo["breakdown"],
+        head=message("torpedo_launched_head", who=who, target=target["name"]),
     )
 
 
-def _terms(parts: list[list[Any]]) -> str:
-    return " + ".join(f"{name} {v}" for name, v in parts)
+def strikes_when(turns: int) -> Message:
+    if turns == 0:
+        return message("strikes_this_turn")
+    if turns == 1:
+        return message("strikes_next_turn")
+    return message("strikes_in_turns", count=turns)
 
 
 def _striking(state: State, ship_id: str | None = None) -> list[dict[str, Any]]:
@@ -379,7 +390,7 @@ def point_defence(ctx: Context, order: Order) -> None:
     if not incoming:
         ctx.emit(
             "PointDefenceIdle",
-            f"{ship['name']}'s point defence found no torpedo striking this turn.",
+            message("point_defence_idle", ship=ship["name"]),
             ship=ship["id"],
         )
         return
@@ -387,12 +398,17 @@ def point_defence(ctx: Context, order: Order) -> None:
         roll = ctx.dice.roll(6)
         total = value + roll
         down = total >= torpedo["guidance"]
-        shown = _terms(parts)
+        fired = {
+            "ship": ship["name"],
+            "torpedo": _from(state, torpedo),
+            "value": parts,
+            "roll": roll,
+            "score": total,
+            "guidance": torpedo["guidance"],
+        }
         ctx.emit(
             "TorpedoIntercepted" if down else "PointDefenceMissed",
-            f"{ship['name']}'s point defence fired at {_from(state, torpedo)}: {shown} + d6 "
-            f"{roll} = {total} {'≥' if down else '<'} guidance {torpedo['guidance']}: "
-            f"{'shot down' if down else 'missed'}.",
+            message("torpedo_shot_down" if down else "point_defence_missed", **fired),
             ship=ship["id"],
             torpedo=torpedo["id"],
             attacker=torpedo["ship"],
@@ -402,6 +418,7 @@ def point_defence(ctx: Context, order: Order) -> None:
             hit=down,
             purpose="point defence",
             breakdown={"value": parts, "d6": roll},
+            head=message("point_defence_fired", ship=ship["name"], torpedo=fired["torpedo"]),
         )
         if down:
             state["torpedoes"] = [t for t in torpedoes(state) if t["id"] != torpedo["id"]]
@@ -428,13 +445,20 @@ def strike(ctx: Context) -> None:
         defence = target["defence"]
         score = torpedo["guidance"] + roll - (defence + sum(v for _, v in defending))
         hit = score >= STRIKE_SCORE
-        breakdown = resolve.breakdown([["guidance", torpedo["guidance"]]], roll, defence, defending)
-        note = " (launched from Long: Evasive does not count)" if ignored else ""
+        struck = {
+            "torpedo": _from(state, torpedo),
+            "target": target["name"],
+            "guidance": torpedo["guidance"],
+            "roll": roll,
+            "defence": [["defence", defence], *defending],
+            "score": score,
+            "needed": STRIKE_SCORE,
+        }
+        if hit:
+            struck["damage"] = torpedo["damage"]
         ctx.emit(
             "TorpedoStruck" if hit else "TorpedoMissed",
-            f"{_from(state, torpedo)} closed on {target['name']}: {breakdown} = {score} "
-            f"{'≥' if hit else '<'} {STRIKE_SCORE}{note}: "
-            f"{'struck for ' + str(torpedo['damage']) + ' damage' if hit else 'missed'}.",
+            message(_STRIKE_WORDS[hit, bool(ignored)], **struck),
             ship=torpedo["ship"],
             target=target["id"],
             torpedo=torpedo["id"],
@@ -451,6 +475,7 @@ def strike(ctx: Context) -> None:
                 "defending": defending,
                 "ignored": ignored,
             },
+            head=message("torpedo_closed_on", torpedo=struck["torpedo"], target=target["name"]),
         )
         if hit:
             state["pending"]["hits"].append(
@@ -459,20 +484,32 @@ def strike(ctx: Context) -> None:
                     "target": target["id"],
                     "damage": torpedo["damage"],
                     "target_station": None,
-                    "cause": f"{state['ships'][torpedo['ship']]['name']}'s torpedo",
+                    "cause": _from(state, torpedo),
                 }
             )
 
 
-def _from(state: State, torpedo: dict[str, Any]) -> str:
-    return f"{state['ships'][torpedo['ship']]['name']}'s torpedo"
+# Whether it hit, and whether the target's Evasive was left out (launched from Long).
+_STRIKE_WORDS = {
+    (True, False): "torpedo_struck",
+    (True, True): "torpedo_struck_from_long",
+    (False, False): "torpedo_missed",
+    (False, True): "torpedo_missed_from_long",
+}
+
+
+def _from(state: State, torpedo: dict[str, Any]) -> Message:
+    return message("torpedo_of", ship=state["ships"][torpedo["ship"]]["name"])
 
 
 def _lost(ctx: Context, torpedo: dict[str, Any], target: Ship) -> None:
-    why = "destroyed" if target["destroyed"] else "gone"
     ctx.emit(
         "TorpedoLost",
-        f"{_from(ctx.state, torpedo)} lost its target: {target['name']} is {why}.",
+        message(
+            "torpedo_lost_destroyed" if target["destroyed"] else "torpedo_lost_gone",
+            torpedo=_from(ctx.state, torpedo),
+            target=target["name"],
+        ),
         ship=torpedo["ship"],
         target=target["id"],
         torpedo=torpedo["id"],
@@ -497,7 +534,7 @@ def settle(ctx: Context, phase_before: str) -> None:
             if ended and not gone(target):
                 ctx.emit(
                     "TorpedoLost",
-                    f"{_from(state, torpedo)} ran dry as the combat ended.",
+                    message("torpedo_ran_dry", torpedo=_from(state, torpedo)),
                     ship=torpedo["ship"],
                     target=target["id"],
                     torpedo=torpedo["id"],
@@ -510,7 +547,7 @@ def settle(ctx: Context, phase_before: str) -> None:
             state["grapples"] = [g for g in grapples(state) if g["id"] != hold["id"]]
             ctx.emit(
                 "GrappleReleased",
-                f"{holder['name']}'s grapple on {target['name']} came loose.",
+                message("grapple_came_loose", holder=holder["name"], target=target["name"]),
                 ship=holder["id"],
                 target=target["id"],
             )
@@ -536,8 +573,12 @@ def _reload(ctx: Context) -> None:
                 weapon["loaded"] = weapon["magazine"]
                 ctx.emit(
                     "LauncherReloaded",
-                    f"{ship['name']} reloaded {weapon['name']} in Downtime: "
-                    f"{weapon['loaded']} torpedoes.",
+                    message(
+                        "launcher_reloaded",
+                        ship=ship["name"],
+                        weapon=weapon["name"],
+                        count=weapon["loaded"],
+                    ),
                     ship=ship["id"],
                     weapon=weapon["id"],
                     loaded=weapon["loaded"],
@@ -547,19 +588,19 @@ def _reload(ctx: Context) -> None:
 def set_magazine(ctx: Context, cmd: SetMagazine) -> None:
     """M-WEAPONS-6: the GM sets how many torpedoes a launcher holds now."""
     if not on(ctx.state):
-        raise refuse("MODULE_OFF", "Magazines count only with the weapons module on.")
+        raise refuse("MODULE_OFF", "magazines_module_off")
     ship = get_ship(ctx.state, cmd.ship)
     weapon = next((w for w in ship["weapons"] if w["id"] == cmd.weapon), None)
     if weapon is None:
-        raise refuse("NO_SUCH_WEAPON", f"{ship['name']} has no weapon called {cmd.weapon!r}.")
+        raise refuse("NO_SUCH_WEAPON", ship=ship["name"], weapon=cmd.weapon)
     if not is_launcher(weapon):
-        raise refuse("NOT_A_LAUNCHER", f"{weapon['name']} is not a torpedo launcher.")
+        raise refuse("NOT_A_LAUNCHER", weapon=weapon["name"])
     if not 0 <= cmd.count <= MAGAZINE_LIMIT:
-        raise refuse("BAD_VALUE", f"A magazine holds 0 to {MAGAZINE_LIMIT} torpedoes.")
+        raise refuse("BAD_VALUE", "bad_magazine", most=MAGAZINE_LIMIT)
     weapon["loaded"] = cmd.count
     ctx.emit(
         "MagazineSet",
-        f"GM: {ship['name']}'s {weapon['name']} now holds {cmd.count} torpedoes.",
+        message("magazine_set", ship=ship["name"], weapon=weapon["name"], count=cmd.count),
         ship=ship["id"],
         weapon=weapon["id"],
         loaded=cmd.count,
@@ -591,8 +632,8 @@ def public_view(state: State) -> dict[str, Any]:
                 "guidance": t["guidance"],
                 "strikes": t["strikes"],
                 "turns": ahead,
-                "when": ("this turn", "next turn")[ahead] if ahead < 2 else f"in {ahead} turns",
-                "band": _label(t["band"]),
+                "when": strikes_when(ahead),
+                "band": term("band", t["band"]),
             }
         )
     holds = [
@@ -606,10 +647,6 @@ def public_view(state: State) -> dict[str, Any]:
         for g in grapples(state)
     ]
     return {"on": on(state), "torpedoes": flying, "grapples": holds}
-
-
-def _label(band_id: str) -> str:
-    return next(b.label for b in RANGE_BANDS if b.id == band_id)
 
 
 def station_part(state: State, ship: Ship, public: dict[str, Any]) -> dict[str, Any]:

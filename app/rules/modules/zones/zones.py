@@ -12,6 +12,7 @@ from typing import Any
 from ...core.context import Context
 from ...core.damage import damage_hull
 from ...core.errors import refuse
+from ...core.messages import message
 from ...core.state import Ship, State, ZoneMap, distance, get_zone, put_in_zone, zone_map
 
 Plan = dict[str, Any]
@@ -83,18 +84,16 @@ def check_move(state: State, ship: Ship, dest: Any, value: int) -> str:
     zones = zone_map(state)
     assert zones is not None
     if dest is None:
-        raise refuse("NO_DESTINATION", "Tap a zone to move to.")
+        raise refuse("NO_DESTINATION", "no_destination_zone")
     zone = get_zone(zones, dest)
     steps = ship["zone_steps"][zone["id"]]
     if steps == 0:
-        raise refuse("SAME_ZONE", f"{ship['name']} is already in {zone['name']}.")
+        raise refuse("SAME_ZONE", "same_zone_refused", ship=ship["name"], zone=zone["name"])
     if steps > MAX_MOVE:
-        raise refuse(
-            "TOO_FAR", f"{zone['name']} is {steps} zones away; a manoeuvre moves one or two."
-        )
+        raise refuse("TOO_FAR", "zone_too_far", zone=zone["name"], steps=steps)
     if plan_move(state, ship, zone["id"], value) is None:
         need = moves_from(state, ship)[zone["id"]]["need"]
-        raise refuse("TOO_FAR", f"{zone['name']} needs a value of {need}; your cards give {value}.")
+        raise refuse("TOO_FAR", "zone_needs_value", zone=zone["name"], need=need, value=value)
     return str(zone["id"])
 
 
@@ -114,7 +113,7 @@ def manoeuvre(ctx: Context, ship: Ship, dest: str, value: int) -> None:
     if plan is None:
         ctx.emit(
             "ShipHeld",
-            f"{ship['name']} could not leave {start['name']}: a value of {value} is not enough.",
+            message("ship_held", ship=ship["name"], zone=start["name"], value=value),
             ship=ship["id"],
             zone=start["id"],
             value=value,
@@ -125,25 +124,24 @@ def manoeuvre(ctx: Context, ship: Ship, dest: str, value: int) -> None:
     route: dict[str, Any] = {"from": start["id"], "to": end["id"]}  # "from" is a keyword
     ctx.emit(
         "ShipMoved",
-        f"{ship['name']} moved from {start['name']} to {end['name']}.",
+        message("ship_moved_zone", ship=ship["name"], zone=start["name"], to_zone=end["name"]),
         ship=ship["id"],
         path=plan["path"],
         **route,
     )
     if plan["unpaid"]:
-        hazard = ", ".join(
+        hazard = [
             zones["zones"][z]["name"]
             for z in plan["path"][:-1]
             if zones["zones"][z]["terrain"] == "hazardous"
-        )
+        ]
         ctx.emit(
             "HazardDamage",
-            f"{ship['name']} forced its way out of {hazard}: {plan['unpaid']} unpaid, "
-            f"{plan['unpaid']} damage to the Hull.",
+            message("hazard_damage", ship=ship["name"], zones=hazard, damage=plan["unpaid"]),
             ship=ship["id"],
             damage=plan["unpaid"],
         )
-        damage_hull(ctx, ship, plan["unpaid"], f"the hazards of {hazard}")
+        damage_hull(ctx, ship, plan["unpaid"], message("cause_hazard", zones=hazard))
 
 
 def cover(state: State, attacker: Ship, target: Ship) -> list[list[Any]]:
@@ -162,12 +160,12 @@ def place(ctx: Context, ship: Ship, dest: Any) -> None:
     """The GM stands a ship in any zone, whatever the distance or terrain."""
     zones = zone_map(ctx.state)
     if zones is None:
-        raise refuse("NOT_A_ZONE_MAP", "This battle is on squares: give the ship a square.")
+        raise refuse("NOT_A_ZONE_MAP", "squares_give_square")
     zone = get_zone(zones, dest)
     put_in_zone(zones, ship, zone["id"])
     ctx.emit(
         "ShipPlaced",
-        f"GM placed {ship['name']} in {zone['name']}.",
+        message("ship_placed_in_zone", ship=ship["name"], zone=zone["name"]),
         ship=ship["id"],
         zone=zone["id"],
     )
