@@ -10,8 +10,8 @@ from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 from app.web.live.push import Cache, Screen
-from app.web.panels import Inputs, Reads
-from app.web.render import PANELS, render_push
+from app.web.panels import PANELS, Inputs, Reads
+from app.web.render import render_push
 
 
 def seated(seed: int) -> tuple[dict[str, Any], list[str]]:

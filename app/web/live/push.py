@@ -96,15 +96,18 @@ async def welcome(
 
 async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     """Bring every socket of the room to the newest version."""
+    committed, room.committed = room.committed, None
     if not room.connections:
         room.pushed = room.wanted
         room.panels.clear()
         room.reads.clear()
         return
-    # After a commit here, the state it wrote; after a resync, the database's newest.
-    version, state = await load_state(
-        factory, room.game_id, at_least=None if resync else room.wanted
-    )
+    # After a commit here, the state it committed; else (another process's commit, a resync)
+    # the row's.
+    if committed is not None and committed[0] >= room.wanted and not resync:
+        version, state = committed
+    else:
+        version, state = await load_state(factory, room.game_id)
     room.wanted = max(room.wanted, version)
     connections = list(room.connections)
     if version > room.pushed and any(c.audience == "events" for c in connections):
