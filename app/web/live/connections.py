@@ -113,10 +113,12 @@ class Room:
     resync: bool = False  # push full views even to screens that seem up to date
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
-    # Panels' HTML by (audience, panel, inputs_key), for those some screen here shows: a cache.
-    panels: dict[tuple[str, str, int], bytes] = field(default_factory=dict)
     reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
     committed: tuple[int, State] | None = None  # the newest state this process committed
+    # While sockets join: the state they are shown, and panels' HTML by (audience, panel,
+    # inputs key), shared by the screens joining together; let go once none is waiting.
+    joined: tuple[int, State] | None = None
+    panels: dict[tuple[str, str, int], bytes] = field(default_factory=dict)
 
 
 def event_message(event: dict[str, Any]) -> str:

@@ -85,6 +85,9 @@ class Hub:
                     self._joined_at(room, version)
             finally:
                 room.joining -= 1
+                if not room.joining:
+                    room.joined = None
+                    room.panels.clear()
             await connection.until_closed()
         except Exception as error:
             if websocket.client_state == WebSocketState.DISCONNECTED:
@@ -116,20 +119,9 @@ class Hub:
 
     def committed(self, game_id: uuid.UUID, version: int | None, state: State | None) -> None:
         """A transaction of this app committed `version` with `state` (app/service/commands.py,
-        `on_commit`); None when a COMMIT's outcome is unknown, so the row must say. Safe from any
-        thread: tests drive the app from several event loops."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        `on_commit`); None when a COMMIT's outcome is unknown, so the row must say."""
+        if self._loop is not None:
             self._want(game_id, version, state)
-        else:
-            with contextlib.suppress(RuntimeError):  # that loop is closing
-                loop.call_soon_threadsafe(self._want, game_id, version, state)
 
     def resync_all(self) -> None:
         """After the listener was away, NOTIFYs may have been missed: push every full view."""
