@@ -189,9 +189,9 @@ def free_port() -> int:
 
 class ServerProcess:
     """One uvicorn process on loopback (uvloop, httptools, websockets-sansio with
-    permessage-deflate), access log off. `bridgecrew serve` now parses HTTP with h11 under a header
-    cap and deadline (app/web/serving.py); this keeps httptools so figures compare with earlier
-    passes, and the baseline gets the same stack."""
+    permessage-deflate), access log off. `bridgecrew serve` parses HTTP with h11 under a header
+    cap and deadline (app/web/serving.py); this keeps httptools, and the baseline gets the same
+    stack."""
 
     def __init__(self, target: str, env: dict[str, str], log: Path, profile: Path | None) -> None:
         self.port = free_port()

@@ -44,7 +44,7 @@ POOL_SIZE = 20  # two processes: 60 at most with the overflow, under PostgreSQL'
 
 
 def create_engine(url: str, **kwargs: object) -> AsyncEngine:
-    # orjson for the JSONB columns: a game's state is ~50 KB, and json is ~10x slower at it.
+    # orjson for the JSON columns: a game's state is large, and the json module far slower at it.
     options: dict[str, object] = {
         "json_serializer": _to_json,
         "json_deserializer": orjson.loads,

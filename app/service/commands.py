@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import select, text
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from app.content import load_catalogue
 from app.db.models import CARDS, AppliedCommand, Game, stored_state
@@ -43,7 +43,7 @@ Viewer = str | tuple[str, str]  # "gm" | "display" | ("seat", seat_id), as the e
 Deadline = tuple[datetime | None, str | None, int | None]  # the row's deadline_at, _kind, _version
 NOTIFY_CHANNEL = "bridgecrew"
 # Told (game id, version, state) after each commit; (game id, None, None) when a COMMIT failed
-# or was cancelled on the wire, so whether it committed is unknown: the listener reads the row.
+# or was cancelled on the wire, so whether it committed is unknown: the hub reads the row.
 CommitHook = Callable[[uuid.UUID, int | None, State | None], None]
 _ON_COMMIT = "bridgecrew.on_commit"
 
@@ -99,7 +99,9 @@ async def locked(
             session.add(new)
             await session.flush()
             deadline = (new.deadline_at, new.deadline_kind, new.deadline_version)
-            game = LockedGame(session, new.id, new.version, canonical(new.whole_state), deadline)
+            state = canonical(new.whole_state)
+            db = await session.connection()
+            game = LockedGame(session, db, new.id, new.version, state, deadline)
         yield game
         written = game.version > game.read_version
         hook: CommitHook | None = session.info.get(_ON_COMMIT)
@@ -158,6 +160,7 @@ class LockedGame:
     command applied."""
 
     session: AsyncSession  # for the caller's own rows (a seat's), committed with the game
+    db: AsyncConnection  # the session's connection: this module's statements need no ORM
     game_id: uuid.UUID
     version: int
     state: State
@@ -170,11 +173,12 @@ class LockedGame:
 
     @classmethod
     async def lock(cls, session: AsyncSession, game_id: uuid.UUID) -> LockedGame:
-        row = (await session.execute(_LOCK, {"id": game_id})).one_or_none()
+        db = await session.connection()
+        row = (await db.execute(_LOCK, {"id": game_id})).one_or_none()
         if row is None:
             raise no_such_game()
         deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
-        return cls(session, game_id, row.version, decode(row.state, row.cards), deadline)
+        return cls(session, db, game_id, row.version, decode(row.state, row.cards), deadline)
 
     async def apply(
         self,
@@ -190,7 +194,7 @@ class LockedGame:
         now = time.time() if now is None else now
         sender = sender_of(actor)
         earlier = (
-            await self.session.execute(
+            await self.db.execute(
                 _EARLIER, {"id": self.game_id, "sender": sender, "command_id": command_id}
             )
         ).one_or_none()
@@ -207,7 +211,7 @@ class LockedGame:
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
         columns, _ = stored_state(state)
-        await self.session.execute(
+        await self.db.execute(
             _WRITE,
             {
                 "id": self.game_id,
@@ -219,7 +223,14 @@ class LockedGame:
                 "events": _json(events),
                 "sender": sender,
                 "command_id": command_id,
-                "result": _json(applied_record(command, actor, now)),
+                # What replay_state needs to apply it again: its fields, who gave it, and when.
+                "result": _json(
+                    {
+                        "command": command_fields(command),
+                        "actor": dataclasses.asdict(actor),
+                        "now": now,
+                    }
+                ),
                 "channel": NOTIFY_CHANNEL,
                 "notice": notices.payload(self.game_id, version),
             },
@@ -246,7 +257,7 @@ class LockedGame:
                 "COMMAND_ID_REUSED",
                 "That command id was already used for another command; send a new id.",
             )
-        events = await self.session.scalar(_EVENTS, {"id": self.game_id, "version": version})
+        events = await self.db.scalar(_EVENTS, {"id": self.game_id, "version": version})
         return CommandResult(version, orjson.loads(events or "[]"), self.state)
 
 
@@ -294,11 +305,6 @@ def check_version(version: int, expected: int | None) -> None:
             "STALE_VERSION",
             f"The game has moved on (version {version}, you had {expected}); look again and retry.",
         )
-
-
-def applied_record(command: Any, actor: Actor, now: float) -> dict[str, Any]:
-    """What replay_state needs to apply this command again: its fields, who gave it, and when."""
-    return {"command": command_fields(command), "actor": dataclasses.asdict(actor), "now": now}
 
 
 def command_fields(command: Any) -> dict[str, Any]:

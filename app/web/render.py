@@ -15,8 +15,6 @@ from jinja2_fragments import render_blocks
 from .panels import PANELS
 from .templating import environment
 
-Audience = Literal["station", "gm", "display"]
-
 TEMPLATES: dict[str, str] = {"station": "station.html", "gm": "gm.html", "display": "display.html"}
 
 
