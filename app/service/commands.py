@@ -3,9 +3,10 @@ freed, new games, timers running out) runs in one transaction on one game, `lock
 
 1. BEGIN, then lock and read the game's row (`SELECT ... FOR UPDATE`): nobody else writes it
    until this transaction ends.
-2. For each command (`LockedGame.apply`): look up an earlier use of its id by the same sender (a
-   retry gets the answer its first send got), apply the rules, then write the new state, its
-   events, the command itself (for retries and `replay_state`) and a NOTIFY, in one statement.
+2. For each command (`LockedGame.apply`): apply the rules, then in one statement store the
+   command (for retries and `replay_state`), and only if its sender had not used its id, the
+   new state, its events and a NOTIFY. A used id, or a refusal, is answered with what the
+   sender's earlier command of that id got, if there is one: a retry gets its first answer.
 3. COMMIT. PostgreSQL delivers the NOTIFY to every process's listener at the commit.
 4. Only then is the committed version and state handed to this process's live hub (`on_commit`):
    nothing is shown that was not committed.
@@ -135,22 +136,25 @@ _EVENTS = text(
     "SELECT COALESCE(jsonb_agg(data ORDER BY seq), '[]')::text FROM events"
     " WHERE game_id = :id AND version = :version"
 )
-# The new state, its events, the command and the NOTIFY (which PostgreSQL sends at the commit;
-# it names the game and version, never a state: app/service/notices.py).
+# The command (unless its sender used its id before: ON CONFLICT sees ids committed while this
+# transaction waited for the lock), then only if it was new the state, the events and the
+# NOTIFY (which PostgreSQL sends at the commit; it names the game and version, never a state:
+# app/service/notices.py). No row back: nothing was written.
 _WRITE = text(
-    "WITH game AS ("
+    "WITH command AS ("
+    "  INSERT INTO applied_commands (game_id, sender, command_id, version, result)"
+    "  VALUES (:id, :sender, :command_id, :version, CAST(:result AS jsonb))"
+    "  ON CONFLICT DO NOTHING RETURNING game_id),"
+    " game AS ("
     "  UPDATE games SET state = CAST(:state AS json), version = :version, updated_at = now(),"
     "   deadline_at = :deadline_at, deadline_kind = :deadline_kind,"
     "   deadline_version = :deadline_version"
-    "  WHERE id = :id RETURNING id),"
+    "  FROM command WHERE games.id = command.game_id RETURNING games.id),"
     " events AS ("
     "  INSERT INTO events (game_id, version, seq, type, data)"
     "  SELECT game.id, :version, e.ord - 1, e.data ->> 'type', e.data"
-    "  FROM game, jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord)),"
-    " command AS ("
-    "  INSERT INTO applied_commands (game_id, sender, command_id, version, result)"
-    "  SELECT game.id, :sender, :command_id, :version, CAST(:result AS jsonb) FROM game)"
-    " SELECT pg_notify(:channel, :notice) FROM game"
+    "  FROM game, jsonb_array_elements(CAST(:events AS jsonb)) WITH ORDINALITY AS e(data, ord))"
+    " SELECT game.id, pg_notify(:channel, :notice) FROM game"
 )
 
 
@@ -193,25 +197,25 @@ class LockedGame:
             raise RuntimeError("a command was refused in this transaction: let it roll back")
         now = time.time() if now is None else now
         sender = sender_of(actor)
-        earlier = (
-            await self.db.execute(
-                _EARLIER, {"id": self.game_id, "sender": sender, "command_id": command_id}
-            )
-        ).one_or_none()
-        if earlier is not None:
-            return await self._earlier_result(earlier.version, earlier.result, command_data, actor)
-        check_version(self.version, expected_version)
         try:
+            check_version(self.version, expected_version)
             command = parse_command(command_data, actor, now)
             # The state was decoded for this transaction alone, so the engine changes it in place.
             state, events = apply(self.state, command, owned=True)
-        except RulesError as error:
+        except (RulesError, ServiceError) as error:
             self.refused = True
+            # A retry carries the version it was first sent at, or is refused for finding its
+            # own effect: it gets its first answer.
+            earlier = await self._earlier(command_data, actor, sender, command_id)
+            if earlier is not None:
+                return earlier
+            if isinstance(error, ServiceError):
+                raise
             raise ServiceError.from_rules(error) from error
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
         columns, _ = stored_state(state)
-        await self.db.execute(
+        written = await self.db.execute(
             _WRITE,
             {
                 "id": self.game_id,
@@ -235,16 +239,26 @@ class LockedGame:
                 "notice": notices.payload(self.game_id, version),
             },
         )
+        if written.first() is None:  # this sender used this id before: nothing was written
+            self.refused = True  # the engine changed `state` for nothing
+            earlier = await self._earlier(command_data, actor, sender, command_id)
+            if earlier is None:
+                raise RuntimeError(f"command id {command_id!r} neither written nor found")
+            return earlier
         self.version, self.state, self.deadline = version, state, deadline
         return CommandResult(version, events, state)
 
-    async def _earlier_result(
-        self, version: int, result: str, command_data: dict[str, Any], actor: Actor
-    ) -> CommandResult:
-        """A retried command gets the answer it got the first time; a different command reusing
-        the id (ids are the sender's own, so the same sender's) is refused, not answered as
-        another."""
-        stored = orjson.loads(result)
+    async def _earlier(
+        self, command_data: dict[str, Any], actor: Actor, sender: str, command_id: str
+    ) -> CommandResult | None:
+        """The answer this sender's earlier command with this id got, if there is one: a retry
+        gets the answer it got the first time. A different command reusing the id (ids are the
+        sender's own, so the same sender's) is refused, not answered as another."""
+        parameters = {"id": self.game_id, "sender": sender, "command_id": command_id}
+        earlier = (await self.db.execute(_EARLIER, parameters)).one_or_none()
+        if earlier is None:
+            return None
+        stored = orjson.loads(earlier.result)
         try:
             same = (
                 command_fields(parse_command(command_data, actor)) == stored["command"]
@@ -257,8 +271,8 @@ class LockedGame:
                 "COMMAND_ID_REUSED",
                 "That command id was already used for another command; send a new id.",
             )
-        events = await self.db.scalar(_EVENTS, {"id": self.game_id, "version": version})
-        return CommandResult(version, orjson.loads(events or "[]"), self.state)
+        events = await self.db.scalar(_EVENTS, {"id": self.game_id, "version": earlier.version})
+        return CommandResult(earlier.version, orjson.loads(events or "[]"), self.state)
 
 
 async def read_state(session: AsyncSession, game_id: uuid.UUID) -> tuple[int, State]:
