@@ -136,7 +136,7 @@ if os.environ.get("BENCH_PHASES"):  # per POST .../commands: in, run_command, it
             return inner
         import app.service as service, app.service.commands as commands
         service.run_command = timed(service.run_command, "command")
-        commands.Writing.apply = timed(commands.Writing.apply, "write")
+        commands.LockedGame.apply = timed(commands.LockedGame.apply, "write")
         async def app(scope, receive, send):
             if scope["type"] != "http" or not scope["path"].endswith("/commands"):
                 return await inner(scope, receive, send)
@@ -171,7 +171,7 @@ def phases(log: Path) -> str:
     def p50(values: list[float]) -> str:
         return f"{sorted(values)[len(values) // 2] * 1000:.2f}"
 
-    # arrived, run_command started and ended, Writing.apply started and ended, answered
+    # arrived, run_command started and ended, LockedGame.apply started and ended, answered
     return (
         f"server side of POST /commands, p50 ms over {len(rows)}: before run_command"
         f" {p50([r[1] - r[0] for r in rows])}, run_command {p50([r[2] - r[1] for r in rows])}"
@@ -189,9 +189,9 @@ def free_port() -> int:
 
 class ServerProcess:
     """One uvicorn process on loopback (uvloop, httptools, websockets-sansio with
-    permessage-deflate), access log off. `bridgecrew serve` now parses HTTP with h11 under a header
-    cap and deadline (app/web/serving.py); this keeps httptools so figures compare with earlier
-    passes, and the baseline gets the same stack."""
+    permessage-deflate), access log off. `bridgecrew serve` parses HTTP with h11 under a header
+    cap and deadline (app/web/serving.py); this keeps httptools, and the baseline gets the same
+    stack."""
 
     def __init__(self, target: str, env: dict[str, str], log: Path, profile: Path | None) -> None:
         self.port = free_port()

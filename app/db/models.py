@@ -1,6 +1,6 @@
-"""The tables. A game's state is a JSON document (`json`, stored as written: see migration
-0005), its card catalogue a JSONB one in a column of its own (written once); events are its
-append-only history."""
+"""The tables. A game's state is a JSON document (`json`, stored as written with keys sorted: see
+migrations 0005 and 0006), its card catalogue another in a column of its own (written once);
+events are its append-only history."""
 
 import uuid
 from datetime import datetime
@@ -59,7 +59,8 @@ class Game(Base):
     # The whole state but its card catalogue (see whole_state); `json`, which PostgreSQL keeps
     # as written, not `jsonb`, which costs every command's write a parse and a compression.
     state: Mapped[JSON] = mapped_column(PlainJSON)
-    cards: Mapped[JSON | None]  # the card catalogue, written once: the engine never changes it
+    # The card catalogue, written once: the engine never changes it. `json` too, keys sorted.
+    cards: Mapped[JSON | None] = mapped_column(PlainJSON)
     gm_token_hash: Mapped[str]
     created_at: Mapped[datetime] = _created_at()
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())

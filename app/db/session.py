@@ -35,21 +35,22 @@ def plain_dsn(url: str) -> str:
 
 
 def _to_json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    # Keys sorted: the `json` columns (a game's state and catalogue) keep them as written, and
+    # read back so they are the canonical state the engine is given (app/service/commands.py).
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
 
 
 POOL_SIZE = 20  # two processes: 60 at most with the overflow, under PostgreSQL's 100
 
 
 def create_engine(url: str, **kwargs: object) -> AsyncEngine:
-    # orjson for the JSONB columns: a game's state is ~50 KB, and json is ~10x slower at it.
+    # orjson for the JSON columns: a game's state is large, and the json module far slower at it.
     options: dict[str, object] = {
         "json_serializer": _to_json,
         "json_deserializer": orjson.loads,
-        # Connections kept open between uses. SQLAlchemy's default, 5, was far below what a busy
-        # server has out at once (every command waiting on the event loop holds one): at 200
-        # commands/s the 10 overflow connections were opened and closed again by the hundred,
-        # each a new PostgreSQL backend (docs/performance.md, twelfth pass).
+        # Connections kept open between uses. SQLAlchemy's default, 5, is below what a busy
+        # server has out at once (every command waiting on the event loop holds one), and each
+        # overflow connection opened and closed again is a new PostgreSQL backend.
         "pool_size": POOL_SIZE,
         **kwargs,
     }
@@ -62,10 +63,10 @@ def create_engine(url: str, **kwargs: object) -> AsyncEngine:
 def _closed_on_checkout(dbapi_connection: Any, _record: object, _proxy: object) -> None:
     """A pooled connection the server has closed (the embedded server restarted under a
     long-running process) is replaced before anyone uses it. asyncpg sees the server hang up
-    while the connection sits idle in the pool, so asking it costs nothing; SQLAlchemy's
-    pool_pre_ping would cost three round trips (BEGIN, a query, ROLLBACK) on every checkout,
-    more than half of a command's. A connection that dies between this check and its use
-    fails that one request with 503 (phones retry it) and the pool starts afresh."""
+    while the connection sits idle in the pool, so asking it costs nothing, where SQLAlchemy's
+    pool_pre_ping costs a round trip on every checkout. A connection that dies between this
+    check and its use fails that one request with 503 (phones retry it) and the pool starts
+    afresh."""
     driver = getattr(dbapi_connection, "driver_connection", None)
     if driver is not None and driver.is_closed():
         raise DisconnectionError("the database closed this connection")
@@ -93,8 +94,7 @@ async def autocommit(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator
     For reads that are one statement, or several that need not agree with each other; and for a
     write that is one statement (PostgreSQL applies a statement whole or not at all). Each costs
     one round trip, where a transaction adds two (BEGIN before the first statement, COMMIT or
-    ROLLBACK after the last): on reads that phones and pushes make all the time, and on the
-    command path, that is half their time in the database (bench/load.py)."""
+    ROLLBACK after the last), on reads that phones and pushes make all the time."""
     async with factory() as session:
         await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         yield session

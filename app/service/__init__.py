@@ -2,15 +2,13 @@
 
 One transaction per change to a game (lock the game row, apply the rules, store state + events +
 the command, NOTIFY, commit), then a hand-off to this process's live hub: app/service/commands.py,
-`writing`. Web routes stay thin: they authenticate, call one of these, and render.
+`locked`. Web routes stay thin: they authenticate, call one of these, and render.
 """
 
 from .commands import (
     CommandResult,
     Viewer,
-    add_commit_listener,
     canonical,
-    remove_commit_listener,
     replay_state,
     run_command,
 )
@@ -45,7 +43,6 @@ __all__ = [
     "SeatInfo",
     "ServiceError",
     "Viewer",
-    "add_commit_listener",
     "canonical",
     "create_demo_game",
     "create_game",
@@ -60,7 +57,6 @@ __all__ = [
     "load_state",
     "phone_seat",
     "phone_seat_tokens",
-    "remove_commit_listener",
     "replay_state",
     "revoke_seat",
     "run_command",

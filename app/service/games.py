@@ -18,8 +18,7 @@ from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
 
-from . import recent
-from .commands import SessionFactory, State, Viewer, canonical, game_key, pooled, read_row, writing
+from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
 from .errors import ServiceError, no_such_game
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -83,7 +82,7 @@ async def create_game(
             gm_token_hash=token_hash(gm_token),
         )
         try:
-            async with writing(session_factory, game_id, new=game) as created:
+            async with locked(session_factory, game_id, new=game) as created:
                 for module, on in switches:
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
@@ -125,21 +124,11 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
 
 
 async def load_state(
-    session_factory: SessionFactory, game_id: uuid.UUID | str, *, at_least: int | None = None
+    session_factory: SessionFactory, game_id: uuid.UUID | str
 ) -> tuple[int, State]:
-    """The committed (version, state), canonical. Never show it as it is: go through `view_for`.
-
-    With `at_least`, a copy this process keeps (app/service/recent.py) of that version or a later
-    one serves without asking the database: the live hub asks so for the version whose commit it
-    was just told of."""
-    key = game_key(game_id)
-    kept = recent.recall(key) if at_least is not None else None
-    if kept is not None and at_least is not None and kept.stamp[0] >= at_least:
-        return kept.stamp[0], kept.state()
-    async with pooled(session_factory) as db:
-        row = await read_row(db, key)
-    recent.remember(key, row)
-    return row.stamp[0], row.state()
+    """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
+    async with autocommit(session_factory) as session:
+        return await read_state(session, game_key(game_id))
 
 
 async def current_view(

@@ -1,7 +1,8 @@
 """What a commit tells every process on the notification channel: `<game id>:<version>:<writer>`,
 that this version of this game was committed, by the process whose token `writer` is. A process
 that wants it reads the state from the row; a notice never carries a state, nor a command's
-fields.
+fields. A process's own commits reach its hub from the transaction itself
+(app/service/commands.py, `on_commit`), so its listener leaves their notices alone.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ import re
 import secrets
 import uuid
 
-# This process's token. Its own commits it pushes as they commit, from the state it wrote
-# (app/service/recent.py), so it need not act on their notices at once (app/web/live/listener.py).
-WRITER = secrets.token_hex(6)
+WRITER = secrets.token_hex(6)  # this process's token
 _WRITER_SHAPE = re.compile(r"[0-9a-f]{12}")
 
 
@@ -24,13 +23,13 @@ class Notice:
     writer: str
 
 
-def short(game_id: uuid.UUID, version: int, writer: str = WRITER) -> str:
+def payload(game_id: uuid.UUID, version: int, writer: str = WRITER) -> str:
     return f"{game_id}:{version}:{writer}"
 
 
-def parse(payload: str) -> Notice:
+def parse(text: str) -> Notice:
     """A notice read back (ValueError when it is not one)."""
-    game_id, version, writer = payload.split(":")
+    game_id, version, writer = text.split(":")
     if not _WRITER_SHAPE.fullmatch(writer):
         raise ValueError(f"not a writer's token: {writer!r}")
     return Notice(uuid.UUID(game_id), int(version), writer)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from app.db.models import Seat
 from app.rules import Actor
 
-from .commands import CommandResult, SessionFactory, game_key, writing
+from .commands import CommandResult, SessionFactory, game_key, locked
 from .errors import ServiceError
 from .seats import realign, seats_ended
 
@@ -28,7 +28,7 @@ async def change_position(
 ) -> CommandResult:
     """The seat's player moves to `station` of their ship (at once, or queued by the engine)."""
     key = game_key(game_id)
-    async with writing(session_factory, key) as game:
+    async with locked(session_factory, key) as game:
         seat = await game.session.scalar(
             select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
         )

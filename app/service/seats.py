@@ -24,7 +24,7 @@ from app.db.session import autocommit
 from app.rules import Actor
 from app.rules.core.state import seat_station
 
-from .commands import NOTIFY_CHANNEL, SessionFactory, Writing, game_key, writing
+from .commands import NOTIFY_CHANNEL, LockedGame, SessionFactory, game_key, locked
 from .errors import ServiceError
 from .games import token_hash
 
@@ -226,7 +226,7 @@ async def create_seat(
     token = secrets.token_urlsafe(32)
     seat_id = uuid.uuid4()
     key = game_key(game_id)
-    async with writing(session_factory, key) as game:
+    async with locked(session_factory, key) as game:
         session = game.session
         if phone_tokens:  # under the game's lock: two tries of one join find each other
             taken = await _tokens_taken(session, phone_tokens)
@@ -295,7 +295,7 @@ async def revoke_seat(
     """End one seat (a player leaving, or the GM taking a lost phone's place away): its token stops
     working and its station is free. Returns the game's version afterwards."""
     key = game_key(game_id)
-    async with writing(session_factory, key) as game:
+    async with locked(session_factory, key) as game:
         seat = await game.session.scalar(
             select(Seat).where(
                 Seat.id == _seat_key(seat_id), Seat.game_id == key, Seat.revoked_at.is_(None)
@@ -347,7 +347,7 @@ async def free_seat(
     """The GM frees a station, whoever holds it: its seat's token stops working and the crew is
     unseated. Returns the game's version afterwards."""
     key = game_key(game_id)
-    async with writing(session_factory, key) as game:
+    async with locked(session_factory, key) as game:
         crew = _crew(game, ship, station)
         ended = await _end_claims(game.session, key, ship, station)
         if crew is None and not ended:
@@ -479,7 +479,7 @@ async def _end_claims(session: AsyncSession, game_id: uuid.UUID, ship: str, stat
     return int(ended.rowcount)  # type: ignore[attr-defined]
 
 
-async def _unseat_if_manned(game: Writing, ship: str, station: str, seat: str | None) -> None:
+async def _unseat_if_manned(game: LockedGame, ship: str, station: str, seat: str | None) -> None:
     crew = _crew(game, ship, station)
     if crew is None or (seat is not None and crew["seat"] != seat):
         return  # the GM already unseated them; only the token had to go
@@ -490,7 +490,7 @@ async def _unseat_if_manned(game: Writing, ship: str, station: str, seat: str | 
     )
 
 
-def _crew(game: Writing, ship: str, station: str) -> dict[str, str] | None:
+def _crew(game: LockedGame, ship: str, station: str) -> dict[str, str] | None:
     found = game.state["ships"].get(ship, {}).get("stations", {}).get(station)
     if found is None:
         raise ServiceError("NO_SUCH_STATION", f"There is no station {ship}/{station} in this game.")
@@ -510,7 +510,7 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
 # --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
 
 
-async def realign(game: Writing) -> bool:
+async def realign(game: LockedGame) -> bool:
     """Make the game's live seat rows name the stations the engine has their crew at; a seat
     the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
     row changed (the caller's process then forgets the game's tokens after the commit)."""

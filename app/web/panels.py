@@ -281,9 +281,3 @@ class Inputs:
                 self._projections[(id(node), id(tree[key]))] = known
             projected[key] = known[1]
         return projected
-
-    def of(self, audience: str, name: str, view: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The panel's projection of the view and its key (the hub asks for every key of a
-        screen at once, and projects only the panels it renders)."""
-        index = list(PANELS[audience]).index(name)
-        return self.project(audience, name, view), self.keys(audience, view)[index]

@@ -12,10 +12,8 @@ from typing import Any, Literal
 
 from jinja2_fragments import render_blocks
 
-from .panels import PANELS as PANELS  # where panels were listed before their inputs
+from .panels import PANELS
 from .templating import environment
-
-Audience = Literal["station", "gm", "display"]
 
 TEMPLATES: dict[str, str] = {"station": "station.html", "gm": "gm.html", "display": "display.html"}
 

@@ -19,11 +19,11 @@ from websockets.typing import Origin
 
 from app.content import load_catalogue
 from app.rules import new_game
-from app.service import canonical, notices, remove_commit_listener
-from app.service.commands import NOTIFY_CHANNEL
+from app.service import canonical, notices
+from app.service.commands import NOTIFY_CHANNEL, on_commit
 from app.settings import Settings
 from app.web.live import listener, push
-from app.web.live.connections import Connection, Room
+from app.web.live.connections import Connection
 from app.web.live.hub import Hub
 from app.web.words import sentence
 
@@ -120,22 +120,48 @@ async def test_event_stream_sends_public_events_and_replays_after_a_version(
         assert kinds == ["GM to all: Before", "RED ALERT."]
 
 
+ANOTHER_PROCESS = "0123456789ab"
+
+
+async def _as_another_process(live: LiveServer, table: AsyncTable, **command: Any) -> None:
+    """A command committed as if by another process: this one hears of it only by LISTEN."""
+    on_commit(live.app.state.session_factory, None)
+    version = (await table.gm_command(**command))["version"]
+    notice = notices.payload(uuid.UUID(table.game_id), version, ANOTHER_PROCESS)
+    async with live.app.state.session_factory() as session, session.begin():
+        await session.execute(
+            text("SELECT pg_notify(:channel, :notice)"),
+            {"channel": NOTIFY_CHANNEL, "notice": notice},
+        )
+
+
 async def test_a_change_heard_only_through_notify_still_reaches_the_socket(
     live: LiveServer, table: AsyncTable
 ) -> None:
-    """As when another process commits: this process learns of it only by LISTEN."""
-    remove_commit_listener(live.app.state.hub.notice)
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
+        await next_message(display)
+        await _as_another_process(live, table, type="SetRedAlert", on=True)
+        assert (await next_message(display))["view"]["game"]["red_alert"] is True
+
+
+async def test_a_process_s_own_commit_reaches_its_sockets_from_the_transaction_alone(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    """Its own notices are left alone: with the hub not told by the transaction, nothing comes."""
     async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
         await next_message(display)
         await table.gm_command(type="SetRedAlert", on=True)
-        assert (await next_message(display))["view"]["game"]["red_alert"] is True
+        assert (await next_message(display))["version"] == 1
+        on_commit(live.app.state.session_factory, None)
+        await table.gm_command(type="SetRedAlert", on=False)
+        with pytest.raises(TimeoutError):
+            await next_message(display, within=1.0)
 
 
 async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every_socket(
     live: LiveServer, table: AsyncTable
 ) -> None:
     hub = live.app.state.hub
-    remove_commit_listener(hub.notice)  # so only LISTEN can tell the hub
     async with connect(f"{live.ws}/ws/display/{table.game_id}?format=json") as display:
         await next_message(display)
         async with live.app.state.session_factory() as session:
@@ -148,7 +174,7 @@ async def test_listener_reconnects_after_losing_its_connection_and_resyncs_every
         resync = await next_message(display, within=20)  # full view again, once reconnected
         assert resync["type"] == "view" and resync["version"] == 0
         assert hub.listening
-        await table.gm_command(type="SetRedAlert", on=True)
+        await _as_another_process(live, table, type="SetRedAlert", on=True)
         assert (await next_message(display))["view"]["game"]["red_alert"] is True
 
 
@@ -202,7 +228,7 @@ def _panel_ids(message: str) -> list[str]:
 async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_changed(
     live: LiveServer, table: AsyncTable
 ) -> None:
-    from app.web.render import PANELS
+    from app.web.panels import PANELS
 
     async with connect(f"{live.ws}/ws/display/{table.game_id}") as socket:
         first = str(await asyncio.wait_for(socket.recv(), 10))
@@ -230,42 +256,28 @@ async def test_compression_is_as_the_settings_say(live: LiveServer, table: Async
         assert 'data-version="1"' in update.split(">", 1)[0]
 
 
-def _listener() -> tuple[listener.Listener, dict[uuid.UUID, Room], list[tuple[uuid.UUID, int]]]:
+def _listener() -> tuple[listener.Listener, list[tuple[uuid.UUID, int]]]:
     """A listener whose wanted versions are recorded, not pushed."""
-    rooms: dict[uuid.UUID, Room] = {}
     wanted: list[tuple[uuid.UUID, int]] = []
-    heard = listener.Listener("", rooms, lambda game, v: wanted.append((game, v)), lambda: None)
-    return heard, rooms, wanted
+    heard = listener.Listener("", lambda game, v: wanted.append((game, v)), lambda: None)
+    return heard, wanted
 
 
-ANOTHER_PROCESS = "0123456789ab"
-
-
-async def test_a_notice_for_a_watched_game_is_pushed_and_others_are_left_alone() -> None:
-    heard, rooms, wanted = _listener()
-    watched, unwatched = uuid.uuid4(), uuid.uuid4()
-    rooms[watched] = Room(watched, wanted=4)
-    for game in (watched, unwatched):
-        heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5, ANOTHER_PROCESS))
-    assert wanted == [(watched, 5)]
-    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6:odd")  # not a notice: ignored
-    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{watched}:6")
-    assert wanted == [(watched, 5)]
-
-
-async def test_a_notice_of_this_process_s_own_commit_only_backs_up_its_writer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The writer hands the hub its own commits; their notices are acted on a moment later, for
-    a writer that never did (cancelled while its COMMIT was on the wire)."""
-    monkeypatch.setattr(listener, "OWN_NOTICE_SECONDS", 0.05)
-    heard, rooms, wanted = _listener()
+async def test_another_process_s_notice_is_passed_on_and_odd_ones_are_not() -> None:
+    heard, wanted = _listener()
     game = uuid.uuid4()
-    rooms[game] = Room(game, wanted=4)
-    heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.short(game, 5))
-    assert wanted == []
-    await asyncio.sleep(0.1)
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.payload(game, 5, ANOTHER_PROCESS))
     assert wanted == [(game, 5)]
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6:odd")  # not a notice: ignored
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"{game}:6")
+    assert wanted == [(game, 5)]
+
+
+async def test_a_notice_of_this_process_s_own_commit_is_left_alone() -> None:
+    """The transaction hands the hub its own commits (app/service/commands.py, on_commit)."""
+    heard, wanted = _listener()
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, notices.payload(uuid.uuid4(), 5))
+    assert wanted == []
 
 
 class Phone:

@@ -10,8 +10,8 @@ from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 from app.web.live.push import Cache, Screen
-from app.web.panels import Inputs, Reads
-from app.web.render import PANELS, render_push
+from app.web.panels import PANELS, Inputs, Reads
+from app.web.render import render_push
 
 
 def seated(seed: int) -> tuple[dict[str, Any], list[str]]:
@@ -42,13 +42,12 @@ def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[dict[str
 
 
 def test_panels_pushed_across_rounds_and_viewers_give_render_push_bytes() -> None:
-    """Each panel rendered from its inputs alone, and reused for every screen with the same
-    inputs, this round or the last (its key, too, worked out from the last round's where its
-    inputs' parts are as they were): the bytes are still a full render's, turn after turn."""
+    """Each panel rendered from its inputs alone, and reused for every screen of the round with
+    the same inputs (its key worked out from the last round's where its inputs' parts are as
+    they were): the bytes are still a full render's, turn after turn."""
     state, seats = seated(3)
     viewers = screens(seats)
     checked, rendered = 0, 0
-    older: Cache = {}
     reads: Reads = {}
     for step in play(state, random.Random(5), 60):
         cache: Cache = {}
@@ -60,15 +59,15 @@ def test_panels_pushed_across_rounds_and_viewers_give_render_push_bytes() -> Non
             screen = Screen(audience, view_for(step, viewer, common), parts)
             everything = tuple(range(len(screen.names)))
             alone = view_for(step, viewer)  # the view as a page or an htmx answer makes it
-            message = screen.message(step_version(step), everything, cache, older)
+            message = screen.message(step_version(step), everything, cache)
             assert message == render_push(audience, alone, step_version(step))
             checked += 1
-        rendered += len(set(cache) - set(older))
-        older = cache
+        rendered += len(cache)
     assert checked > 200
-    # Reuse must be real, or the hub gains nothing: far fewer renders than panels shown.
+    # Reuse must be real: screens of one round share the panels they show alike (the ship's
+    # status on its stations' phones, the log), so fewer renders than panels shown.
     shown = sum(len(PANELS[a]) for a, _ in viewers) * (checked // len(viewers))
-    assert rendered < shown / 2
+    assert rendered < shown * 0.85
 
 
 def step_version(state: dict[str, Any]) -> int:

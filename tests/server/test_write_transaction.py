@@ -1,6 +1,6 @@
-"""The write path's own transaction (app/service/commands.py runs BEGIN and COMMIT on the
-driver's connection): whatever ends a writing early, nothing of it is kept, and no pooled
-connection is left inside a transaction or holding a game's lock."""
+"""The write path's transaction (app/service/commands.py, `locked`): whatever ends it early,
+nothing of it is kept, and no pooled connection is left inside a transaction or holding a game's
+lock."""
 
 import asyncio
 import uuid
@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.rules import Actor
 from app.service import ServiceError, create_game, load_state, run_command
-from app.service.commands import writing
+from app.service.commands import locked
 
 Sessions = async_sessionmaker[AsyncSession]
 GM = Actor.gm()
@@ -51,7 +51,7 @@ async def test_a_caller_failing_after_a_command_keeps_nothing_of_it(
 ) -> None:
     game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
     with pytest.raises(LookupError):
-        async with writing(session_factory, game_id) as game:
+        async with locked(session_factory, game_id) as game:
             await game.apply(MESSAGE, GM, "y1")
             raise LookupError("the caller's own rows failed")
     assert await _version(session_factory, game_id) == 0
@@ -72,7 +72,7 @@ async def test_a_command_cancelled_while_it_holds_the_lock_lets_go_of_it(
     release = asyncio.Event()
 
     async def hold_the_lock() -> None:
-        async with writing(session_factory, game_id):
+        async with locked(session_factory, game_id):
             holding.set()
             await release.wait()
 

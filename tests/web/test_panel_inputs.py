@@ -140,7 +140,8 @@ def test_a_panel_shows_nothing_but_its_inputs(
             view = view_for(states[index], viewer)
             other = _outside(view, tree, index)
             assert other != view
-            assert Inputs().of(audience, name, other)[1] == Inputs().of(audience, name, view)[1]
+            at = list(PANELS[audience]).index(name)
+            assert Inputs().keys(audience, other)[at] == Inputs().keys(audience, view)[at]
             shown = render_panels(audience, view, (name,))
             assert render_panels(audience, other, (name,)) == shown, (viewer, index)
 
@@ -155,8 +156,9 @@ def test_every_panel_is_pushed_exactly_when_its_inputs_change(
     kept: set[tuple[str, str]] = set()
     for audience, viewer, _, view in _every_view(game):
         parts = Inputs()
-        for name in PANELS[audience]:
-            projected, key = parts.of(audience, name, view)
+        keys = parts.keys(audience, view)
+        for name, key in zip(PANELS[audience], keys, strict=True):
+            projected = parts.project(audience, name, view)
             html = render_panels(audience, view, (name,))
             assert render_panels(audience, projected, (name,)) == html, (audience, name)
             was = before.get((audience, viewer, name))
@@ -196,7 +198,7 @@ def test_reading_anything_but_its_inputs_fails_the_render(
 ) -> None:
     states, _ = game
     view = view_for(states[-1], "display")
-    projected, _ = Inputs().of("display", "alert", view)
+    projected = Inputs().project("display", "alert", view)
     assert projected["game"]["red_alert"] is view["game"]["red_alert"]
     with pytest.raises(UndefinedError, match="'log' is not an input of this panel"):
         render_panels("display", projected, ("log",))

@@ -10,8 +10,7 @@ import uuid
 
 from starlette.websockets import WebSocket, WebSocketState
 
-from app.service import add_commit_listener, remove_commit_listener
-from app.service.commands import SessionFactory, Viewer
+from app.service.commands import SessionFactory, State, Viewer, on_commit
 
 from . import push
 from .connections import CLOSE_RESTART, CLOSE_SERVER_ERROR, Audience, Connection, Format, Room
@@ -34,7 +33,7 @@ class Hub:
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._rooms, self._want, self.resync_all)
+        self._listener = Listener(dsn, self._want, self.resync_all)
 
     @property
     def listening(self) -> bool:
@@ -43,14 +42,14 @@ class Hub:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         tune_gc()
-        add_commit_listener(self.notice)
+        on_commit(self._session_factory, self.committed)
         self._tasks = [
             asyncio.create_task(self._listener.run_forever(), name="live-listener"),
             asyncio.create_task(self._heartbeat_forever(), name="live-heartbeat"),
         ]
 
     async def stop(self) -> None:
-        remove_commit_listener(self.notice)
+        on_commit(self._session_factory, None)
         for task in [*self._tasks, *(r.task for r in self._rooms.values() if r.task)]:
             task.cancel()
         for task in self._tasks:
@@ -59,7 +58,7 @@ class Hub:
         for room in self._rooms.values():
             for connection in list(room.connections):
                 connection.drop(CLOSE_RESTART)
-        await asyncio.sleep(0.05)  # let the close frames go out
+        await asyncio.sleep(0.05)  # let the sockets' tasks send their close frames
         self._loop = None
 
     async def serve(
@@ -86,6 +85,9 @@ class Hub:
                     self._joined_at(room, version)
             finally:
                 room.joining -= 1
+                if not room.joining:
+                    room.joined = None
+                    room.panels.clear()
             await connection.until_closed()
         except Exception as error:
             if websocket.client_state == WebSocketState.DISCONNECTED:
@@ -115,20 +117,11 @@ class Hub:
         if idle and self._rooms.get(room.game_id) is room:
             del self._rooms[room.game_id]
 
-    def notice(self, game_id: uuid.UUID, version: int) -> None:
-        """A version was committed (here or in another process). Safe from any thread."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            self._want(game_id, version)
-        else:
-            with contextlib.suppress(RuntimeError):  # that loop is closing
-                loop.call_soon_threadsafe(self._want, game_id, version)
+    def committed(self, game_id: uuid.UUID, version: int | None, state: State | None) -> None:
+        """A transaction of this app committed `version` with `state` (app/service/commands.py,
+        `on_commit`); None when a COMMIT's outcome is unknown, so the row must say."""
+        if self._loop is not None:
+            self._want(game_id, version, state)
 
     def resync_all(self) -> None:
         """After the listener was away, NOTIFYs may have been missed: push every full view."""
@@ -136,11 +129,19 @@ class Hub:
             room.resync = True
             self._schedule(room)
 
-    def _want(self, game_id: uuid.UUID, version: int) -> None:
+    def _want(self, game_id: uuid.UUID, version: int | None, state: State | None = None) -> None:
+        """Bring the game's sockets here to `version` (None: to whatever the row holds)."""
         room = self._rooms.get(game_id)
-        if room is None or version <= room.wanted:
-            return  # nobody here watches it, or it is our own commit's echo
-        room.wanted = version
+        if room is None:
+            return  # nobody here watches it
+        if version is None:
+            room.resync = True
+        elif version <= room.wanted:
+            return
+        else:
+            room.wanted = version
+            if state is not None:
+                room.committed = (version, state)
         self._schedule(room)
 
     def _schedule(self, room: Room) -> None:
@@ -186,10 +187,10 @@ GC_THRESHOLD0 = 50_000
 
 def tune_gc() -> None:
     """Make the cyclic collector's full passes rare. A push round allocates tens of thousands of
-    short-lived objects (views, panels' inputs); with Python's default first threshold (700
-    allocations) many are caught alive mid-round and promoted, and a full pass over a server
-    holding hundreds of sockets stopped every screen for over 100 ms (bench/load.py,
-    BENCH_GC_LOG). Reference counting frees most of it; young collections still find cycles."""
+    short-lived objects (views, panels' inputs); with Python's default first threshold many are
+    caught alive mid-round and promoted, and a full pass over a server holding hundreds of
+    sockets stops every screen (bench/load.py, BENCH_GC_LOG). Reference counting frees most of
+    it; young collections still find cycles."""
     threshold0, threshold1, threshold2 = gc.get_threshold()
     if threshold0 < GC_THRESHOLD0:
         gc.set_threshold(GC_THRESHOLD0, threshold1, threshold2)

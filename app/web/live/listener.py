@@ -1,6 +1,7 @@
-"""The LISTEN connection: how this process hears of commits in every process, its own included.
-A notice is only `<game>:<version>:<writer>`; the push round reads the committed state from the
-row, or from this process's copy when this process wrote it."""
+"""The LISTEN connection: how this process hears of commits in other processes. A notice is only
+`<game>:<version>:<writer>`; the push round reads the committed state from the row. This
+process's own commits reach its hub from the transaction (app/service/commands.py, `on_commit`),
+so their notices are left alone."""
 
 from __future__ import annotations
 
@@ -16,29 +17,20 @@ from app.service import notices
 from app.service.commands import NOTIFY_CHANNEL
 from app.service.seats import SEATS_ENDED, forget_tokens, seats_ended
 
-from .connections import Room
-
 log = logging.getLogger(__name__)
 
 LISTENER_NAME = "bridgecrew-listener"  # in pg_stat_activity, so operators can tell it apart
 LISTEN_CHECK_SECONDS = 5.0  # how often the LISTEN connection is asked after
-# A notice of this process's own commit often arrives before the writer, a few steps on, hands
-# the hub that version with its state; acted on at once, it would have the push read the state
-# back from the row. So it only backs the writer up (a writer cancelled while its COMMIT was on
-# the wire never tells the hub), after this long; by then it is almost always a no-op.
-OWN_NOTICE_SECONDS = 0.5
 
 
 class Listener:
     def __init__(
         self,
         dsn: str,
-        rooms: dict[uuid.UUID, Room],
         want: Callable[[uuid.UUID, int], None],
         resync_all: Callable[[], None],
     ) -> None:
         self._dsn = dsn
-        self._rooms = rooms
         self._want = want
         self._resync_all = resync_all
         self.listening = False
@@ -91,11 +83,5 @@ class Listener:
         except ValueError:
             log.warning("ignoring odd notification %r", payload[:200])
             return
-        room = self._rooms.get(notice.game_id)
-        if room is None:
-            return  # nobody here watches that game
-        if notice.writer == notices.WRITER:
-            loop = asyncio.get_running_loop()
-            loop.call_later(OWN_NOTICE_SECONDS, self._want, notice.game_id, notice.version)
-        else:
+        if notice.writer != notices.WRITER:
             self._want(notice.game_id, notice.version)

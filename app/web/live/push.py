@@ -42,21 +42,20 @@ class Screen:
         self.names = tuple(PANELS[audience])
         self.keys = self.parts.keys(audience, view)
 
-    def html(self, index: int, cache: Cache, older: Cache) -> bytes:
+    def html(self, index: int, cache: Cache) -> bytes:
         """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
-        rendered from its inputs alone, and only if no screen here has it already."""
+        rendered from its inputs alone, and only if no screen of this round has it already."""
         name = self.names[index]
         key = (self.audience, name, self.keys[index])
-        found = cache.get(key) or older.get(key)
+        found = cache.get(key)
         if found is None:
             inputs = self.parts.project(self.audience, name, self.view)
-            found = render_panels(self.audience, inputs, (name,)).encode()
-        cache[key] = found
+            found = cache[key] = render_panels(self.audience, inputs, (name,)).encode()
         return found
 
-    def message(self, version: int, indexes: tuple[int, ...], cache: Cache, older: Cache) -> str:
+    def message(self, version: int, indexes: tuple[int, ...], cache: Cache) -> str:
         """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
-        panels = b"".join(self.html(i, cache, older) for i in indexes)
+        panels = b"".join(self.html(i, cache) for i in indexes)
         return version_marker(version) + panels.decode()
 
 
@@ -81,12 +80,16 @@ async def welcome(
             *(event_message(event) for event in events),
         ]
         return version
-    version, state = await load_state(factory, room.game_id)
+    # Sockets joining together (a reconnect storm) share one read of the state, and the panels
+    # they have in common; the newest version this process knows of is the least they show.
+    if room.joined is None or room.joined[0] < room.wanted:
+        room.joined = await load_state(factory, room.game_id)
+    version, state = room.joined
     view = view_for(state, connection.viewer)
     if by_panel(connection):
         screen = Screen(connection.audience, view)
         everything = tuple(range(len(screen.names)))
-        connection.welcome = [screen.message(version, everything, room.panels, {})]
+        connection.welcome = [screen.message(version, everything, room.panels)]
         connection.shown = screen.keys
     else:
         connection.last_view = view
@@ -96,15 +99,17 @@ async def welcome(
 
 async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     """Bring every socket of the room to the newest version."""
+    committed, room.committed = room.committed, None
     if not room.connections:
         room.pushed = room.wanted
-        room.panels.clear()
         room.reads.clear()
         return
-    # After a commit here, the state it wrote; after a resync, the database's newest.
-    version, state = await load_state(
-        factory, room.game_id, at_least=None if resync else room.wanted
-    )
+    # After a commit here, the state it committed; else (another process's commit, a resync)
+    # the row's.
+    if committed is not None and committed[0] >= room.wanted and not resync:
+        version, state = committed
+    else:
+        version, state = await load_state(factory, room.game_id)
     room.wanted = max(room.wanted, version)
     connections = list(room.connections)
     if version > room.pushed and any(c.audience == "events" for c in connections):
@@ -119,7 +124,8 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
-    older, room.panels, room.reads = room.panels, {}, parts.reads
+    room.reads = parts.reads
+    rendered: Cache = {}
     for turn, members in enumerate(by_key.values()):
         if turn:
             # Let commands in flight take their next step between two screens: a transaction
@@ -130,7 +136,7 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         try:
             if by_panel(first):
                 screen = Screen(first.audience, view, parts)
-                _offer_panels(screen, members, version, resync, room, older)
+                _offer_panels(screen, members, version, resync, rendered)
             else:
                 _offer_whole(first.audience, view, version, members, resync)
         except Exception:  # one broken panel must not freeze every other screen
@@ -139,17 +145,8 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
 
 
 def _offer_panels(
-    screen: Screen,
-    members: list[Connection],
-    version: int,
-    resync: bool,
-    room: Room,
-    older: Cache,
+    screen: Screen, members: list[Connection], version: int, resync: bool, rendered: Cache
 ) -> None:
-    for index, key in enumerate(screen.keys):  # what some screen here shows stays at hand
-        found = older.get((screen.audience, screen.names[index], key))
-        if found is not None:
-            room.panels[(screen.audience, screen.names[index], key)] = found
     texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
     for connection in members:
         shown = connection.shown
@@ -160,7 +157,7 @@ def _offer_panels(
         if changed:  # else e.g. a GM-only change: this screen stays as it is
             text = texts.get(changed)
             if text is None:  # (a panel that fails to render leaves `shown` for another try)
-                text = texts[changed] = screen.message(version, changed, room.panels, older)
+                text = texts[changed] = screen.message(version, changed, rendered)
             connection.offer(version, text)
         connection.shown = screen.keys
 
