@@ -46,7 +46,7 @@ from app.rules import (
     station_view,
 )
 from app.service import ServiceError
-from app.service.commands import canonical, deadline_columns, sender_of, writing
+from app.service.commands import canonical, deadline_columns, locked, sender_of
 from app.service.games import JOIN_ALPHABET, token_hash
 from app.service.seats import end_seats, seats_ended
 
@@ -464,7 +464,7 @@ async def import_game(
         created_at=_parse_time(game["created_at"]),
     )
     try:
-        async with writing(session_factory, game_id, new=row) as written:
+        async with locked(session_factory, game_id, new=row) as written:
             seats = _add_rows(written.session, game_id, data, keep_tokens)
             await written.session.flush()
             freed = [seat for seat in seats if seat.revoked_at is None and not keep_tokens]

@@ -188,10 +188,10 @@ async def test_command_ids_are_kept_per_sender_and_told_apart_again_when_undone(
     ]
 
 
-async def test_0006_stores_each_catalogue_as_json_with_its_keys_sorted(empty_db_url: str) -> None:
+async def test_0007_stores_each_catalogue_as_json_with_its_keys_sorted(empty_db_url: str) -> None:
     """The command path reads the catalogue as written and decodes it straight to the canonical
     one; undone, it is jsonb again."""
-    await asyncio.to_thread(upgrade, empty_db_url, "0005")
+    await asyncio.to_thread(upgrade, empty_db_url, "0006")
     await _sql(
         empty_db_url,
         "INSERT INTO games (id, join_code, scenario, seed, state, cards, gm_token_hash) VALUES"
@@ -199,13 +199,13 @@ async def test_0006_stores_each_catalogue_as_json_with_its_keys_sorted(empty_db_
         " (gen_random_uuid(), 'BBBB', 'skirmish', '{}', '{}', NULL, 'h')",
         cards=json.dumps({"zulu": {"b": 1, "a": 2}, "alpha": {"long_name": 1, "c": 3}}),
     )
-    await asyncio.to_thread(upgrade, empty_db_url, "0006")
+    await asyncio.to_thread(upgrade, empty_db_url, "0007")
     read = "SELECT join_code, cards::text FROM games ORDER BY join_code"
     assert await _sql(empty_db_url, read) == [
         ("AAAA", '{"alpha":{"c":3,"long_name":1},"zulu":{"a":2,"b":1}}'),
         ("BBBB", None),
     ]
-    await asyncio.to_thread(downgrade, empty_db_url, "0005")
+    await asyncio.to_thread(downgrade, empty_db_url, "0006")
     read = "SELECT join_code, pg_typeof(cards)::text, cards FROM games ORDER BY join_code"
     assert (await _sql(empty_db_url, read))[0][1:] == (
         "jsonb",

@@ -314,7 +314,7 @@ async def free_address(
     """The GM frees every seat of the game taken from one address (a stranger who took the
     stations), in one transaction: each seat ends as `revoke_seat` ends one. Returns how many."""
     key = game_key(game_id)
-    async with writing(session_factory, key) as game:
+    async with locked(session_factory, key) as game:
         seats = (
             await game.session.scalars(
                 select(Seat)
@@ -331,7 +331,7 @@ async def free_address(
     return len(seats)
 
 
-async def end_seats(game: Writing, seats: Sequence[Seat]) -> None:
+async def end_seats(game: LockedGame, seats: Sequence[Seat]) -> None:
     """Seats' tokens stop working and their crews are unseated, in the caller's transaction."""
     for seat in seats:
         seat.revoked_at = datetime.now(UTC)

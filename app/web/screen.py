@@ -22,8 +22,9 @@ from app.service import ServiceError, run_command
 from app.service.commands import SessionFactory
 
 from .fields import plain_form_text
+from .live import Audience
 from .reading import off_loop
-from .render import Audience, render_page, render_push, render_template, render_toast
+from .render import render_page, render_push, render_template, render_toast
 
 CSRF_COOKIE = "bc_csrf"
 CSRF_HEADER = "x-csrf-token"

@@ -23,7 +23,7 @@ from app.backup import import_game
 from app.db.models import AppliedCommand, Event, Game, Seat
 from app.rules import Actor
 from app.service import create_game, create_seat, is_gm_token, run_command
-from app.service.commands import writing
+from app.service.commands import locked
 from app.settings import Settings
 from app.sweeper import DeadlineSweeper, Expiry, expire_games
 from tests.conftest import until
@@ -101,7 +101,7 @@ async def test_a_game_a_command_holds_is_not_deleted(
     holding, release = asyncio.Event(), asyncio.Event()
 
     async def command_in_flight() -> None:
-        async with writing(session_factory, held):
+        async with locked(session_factory, held):
             holding.set()
             await release.wait()
 

@@ -5,8 +5,8 @@ PostgreSQL turned it back into text on every read, and handed its keys in its ow
 the server had to sort again (the engine's dice depend on the order it iterates dicts in). As
 `json` written sorted, it is read as stored, and decodes straight to the canonical catalogue.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-26
 """
 
@@ -16,8 +16,8 @@ import orjson
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
