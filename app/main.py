@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
+from app.i18n import LanguageMiddleware
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper
 from app.web import api, display, gm, join, report, station, ws
@@ -109,6 +110,8 @@ def create_app(
     app.add_middleware(BrowserGuard, public_base_url=lambda: current_settings().public_base_url)
     # Phones on venue Wi-Fi: a station page's first load is 110 KB raw, 37 KB gzipped.
     app.add_middleware(GZipMiddleware, minimum_size=1000)
+    # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
+    app.add_middleware(LanguageMiddleware)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)

@@ -85,9 +85,9 @@ class Bridge:
                 if shown is None or shown[index] != key:
                     screen.html(index, self.cache, older)
                 else:
-                    found = older.get((audience, screen.names[index], key))
+                    found = older.get((audience, screen.names[index], key, screen.locale))
                     if found is not None:
-                        self.cache[(audience, screen.names[index], key)] = found
+                        self.cache[(audience, screen.names[index], key, screen.locale)] = found
             self.shown[viewer] = screen.keys
 
 
@@ -97,9 +97,9 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
     original = push.render_panels
 
-    def timed(audience: str, view: Any, names: tuple[str, ...]) -> str:
+    def timed(audience: str, view: Any, names: tuple[str, ...], locale: str = "en") -> str:
         start = time.perf_counter()
-        html = original(audience, view, names)
+        html = original(audience, view, names, locale)
         row = cost[(audience, names[0])]
         row[0] += 1
         row[1] += time.perf_counter() - start

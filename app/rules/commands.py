@@ -333,7 +333,7 @@ class SetNpc(Command):
 @dataclass(frozen=True)
 class SetSetting(Command):
     name: str
-    value: int | bool
+    value: int | bool | str
 
 
 @dataclass(frozen=True)

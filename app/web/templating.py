@@ -16,6 +16,9 @@ import segno
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from app import i18n
+from app.i18n import N_, known
+from app.i18n import spoken as _
 from app.rules.content import MODULES
 from app.rules.phases import ACTIONS
 from app.web.mapmarks import map_marks
@@ -24,12 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
 STATIC_DIR = ROOT / "static"
 
+# Msgids: the templates translate them with _() when they show them.
 STATUS_WORDS = {
-    "healthy": "unhurt",
-    "wounded": "wounded",
-    "seriously_wounded": "seriously wounded",
-    "unconscious": "unconscious",
-    "dead": "dead",
+    "healthy": N_("unhurt"),
+    "wounded": N_("wounded"),
+    "seriously_wounded": N_("seriously wounded"),
+    "unconscious": N_("unconscious"),
+    "dead": N_("dead"),
 }
 # Static rules data (not game state): what each role may order, for the GM's NPC order forms.
 ROLE_ACTIONS: dict[str, list[tuple[str, str]]] = {}
@@ -110,8 +114,12 @@ def far(view: View, pair: View | None) -> str:
         return ""
     steps = int(pair["squares"])
     if view["game"]["map"]["kind"] != "zones":
-        return f"{steps} sq"
-    return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
+        return _("%(n)s sq") % {"n": steps}
+    if steps == 0:
+        return _("same zone")
+    return i18n.translations(i18n.speaking.get()).ngettext(
+        "%(num)s zone", "%(num)s zones", steps
+    ) % {"num": steps}
 
 
 def zone_name(view: View, zone_id: str) -> str:
@@ -150,7 +158,10 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
         (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), here["name"][:3])
         for (x, y), here in occupancy(view).items()
     )
-    return _pilot_grid(width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"))
+    square = _("Square %(x)s, %(y)s")
+    return _pilot_grid(
+        width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"), square
+    )
 
 
 @lru_cache(maxsize=32)
@@ -162,6 +173,7 @@ def _pilot_grid(
     own_y: int,
     chosen_x: Any,
     chosen_y: Any,
+    square: str,
 ) -> Markup:
     here = {(x, y): (side, name) for x, y, side, name in ships}
     # Coordinates along the top and down the left, so a square can be called out by number.
@@ -181,7 +193,7 @@ def _pilot_grid(
             out.append(
                 f'    <label class="{cls}" data-x="{x}" data-y="{y}">\n'
                 f'      <input type="radio" name="dest" value="{x},{y}"{checked}'
-                f' aria-label="Square {x}, {y}">\n'
+                f' aria-label="{escape(square % {"x": x, "y": y})}">\n'
             )
             if found:
                 out.append(f'<span class="cell-ship">{escape(found[1])}</span>')
@@ -194,13 +206,15 @@ def order_text(view: View, order: View) -> str:
     they are revealed)."""
     if order["action"] == "pass":
         if order.get("overriding"):  # M-SEATS-2
-            return f"Giving {order['overriding']}'s order instead (override −2)."
-        return "Pass."
+            return _("Giving %(station)s's order instead (override −2).") % {
+                "station": order["overriding"]
+            }
+        return _("Pass.")
     action = ACTIONS.get(order["action"])
-    text = order["action"] if action is None else action["label"]
+    text = order["action"] if action is None else known(str(action["label"]))
     if action is not None and action["kinds"]:
         # M-NPC-1: an NPC crew's value is rolled at the reveal.
-        text += " (crew roll)" if order.get("npc") else f" ({order['value']})"
+        text += " " + _("(crew roll)") if order.get("npc") else f" ({order['value']})"
     if order.get("target"):
         text += f" → {ship_of(view, order['target'])['name']}"
     if order.get("target_station"):
@@ -264,8 +278,27 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=DEV,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters.update(mmss=mmss, signed=signed)
+    # Newstyle gettext: placeholders by keyword, escaped. The callables come with each render
+    # (app/i18n.py, render_context), so each screen is in its own viewer's language; these globals
+    # serve macros, which see module globals rather than the render's context.
+    env.newstyle_gettext = True  # type: ignore[attr-defined]
+    env.globals.update(
+        gettext=i18n.macro_gettext, ngettext=i18n.macro_ngettext, number=i18n.macro_number
+    )
+    env.filters.update(
+        mmss=mmss,
+        signed=signed,
+        # English words that come as data, each in the rendering language (app/i18n.py): range
+        # bands, card kinds, sides, action and phase names. Content (names, effects) as it is.
+        band=known,
+        kind=known,
+        side=known,
+        action=lambda label, _id=None: known(label),
+        phase=lambda _phase, label: known(label),
+        content=i18n.content,
+    )
     env.globals.update(
         status_words=STATUS_WORDS,
         role_icons=ROLE_ICONS,
@@ -284,6 +317,7 @@ def _environment() -> Environment:
         modules=MODULES,
         quiet_events=QUIET_EVENTS,
         weapon_dice_events=WEAPON_DICE_EVENTS,
+        languages=i18n.LANGUAGES,
     )
     # Macros as a global, not a per-template import: jinja2-fragments renders single blocks, and a
     # block never sees imports made at the top of its template.

@@ -29,18 +29,21 @@ class Connection:
     audience: Audience
     viewer: Viewer  # for "events": "display", whose events are the public ones
     fmt: Format
+    # The device's language (cookie, Accept-Language); the projector's comes from its game.
+    locale: str = "en"
     welcome: list[str] = field(default_factory=list)  # sent first, however long
     outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(
         default_factory=lambda: asyncio.Queue(OUTBOX_SIZE)
     )
     last_view: dict[str, Any] | None = None  # what a JSON screen shows now
     shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
+    shown_locale: str | None = None  # the language of what it shows
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.audience, self.viewer, self.fmt)
+        return (self.audience, self.viewer, self.fmt, self.locale)
 
     def offer(self, version: int | None, text: str, *, event: bool = False) -> None:
         if self.closed:
@@ -107,7 +110,7 @@ class Room:
     joining: int = 0  # sockets waiting for their welcome: the room must stay
     task: asyncio.Task[None] | None = None
     # Panels' HTML by (audience, panel, inputs_key), for those some screen here shows: a cache.
-    panels: dict[tuple[str, str, int], bytes] = field(default_factory=dict)
+    panels: dict[tuple[str, str, int, str], bytes] = field(default_factory=dict)
     reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
 
 

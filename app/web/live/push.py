@@ -17,28 +17,37 @@ from app.rules import shared_view
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory
 from app.web.panels import PANELS, Inputs
-from app.web.render import render_panels, render_push, version_marker
+from app.web.render import render_panels, render_push, screen_locale, version_marker
 
 from .connections import Audience, Connection, Format, Room, event_message
 
 log = logging.getLogger(__name__)
-Cache = dict[tuple[str, str, int], bytes]
+Cache = dict[tuple[str, str, int, str], bytes]
 
 
-def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
+def render(
+    audience: Audience, view: dict[str, Any], version: int, fmt: Format, locale: str = "en"
+) -> str:
     """A whole screen in one message."""
     if fmt == "html":
-        return str(render_push(audience, view))
+        return str(render_push(audience, view, locale=screen_locale(audience, view, locale)))
     return json.dumps({"type": "view", "audience": audience, "version": version, "view": view})
 
 
 class Screen:
     """One viewer's panels for one view: each one's key, and its HTML when asked."""
 
-    def __init__(self, audience: str, view: dict[str, Any], parts: Inputs | None = None) -> None:
+    def __init__(
+        self,
+        audience: str,
+        view: dict[str, Any],
+        parts: Inputs | None = None,
+        locale: str = "en",
+    ) -> None:
         self.parts = Inputs() if parts is None else parts
         self.audience = audience
         self.view = view
+        self.locale = locale
         self.names = tuple(PANELS[audience])
         self.keys = self.parts.keys(audience, view)
 
@@ -46,11 +55,11 @@ class Screen:
         """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
         rendered from its inputs alone, and only if no screen here has it already."""
         name = self.names[index]
-        key = (self.audience, name, self.keys[index])
+        key = (self.audience, name, self.keys[index], self.locale)
         found = cache.get(key) or older.get(key)
         if found is None:
             inputs = self.parts.project(self.audience, name, self.view)
-            found = render_panels(self.audience, inputs, (name,)).encode()
+            found = render_panels(self.audience, inputs, (name,), self.locale).encode()
         cache[key] = found
         return found
 
@@ -58,6 +67,11 @@ class Screen:
         """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
         panels = b"".join(self.html(i, cache, older) for i in indexes)
         return version_marker(version) + panels.decode()
+
+
+def _own_locale(connection: Connection) -> str | None:
+    """A device's own language; None for the projector, which follows its game's setting."""
+    return None if connection.audience == "display" else connection.locale
 
 
 def by_panel(connection: Connection) -> bool:
@@ -83,14 +97,16 @@ async def welcome(
         return version
     version, state = await load_state(factory, room.game_id)
     view = view_for(state, connection.viewer)
+    locale = screen_locale(connection.audience, view, _own_locale(connection))
     if by_panel(connection):
-        screen = Screen(connection.audience, view)
+        screen = Screen(connection.audience, view, locale=locale)
         everything = tuple(range(len(screen.names)))
         connection.welcome = [screen.message(version, everything, room.panels, {})]
         connection.shown = screen.keys
+        connection.shown_locale = locale
     else:
         connection.last_view = view
-        connection.welcome = [render(connection.audience, view, version, connection.fmt)]
+        connection.welcome = [render(connection.audience, view, version, connection.fmt, locale)]
     return version
 
 
@@ -127,12 +143,13 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
             await asyncio.sleep(0)
         first = members[0]
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
+        locale = screen_locale(first.audience, view, _own_locale(first))
         try:
             if by_panel(first):
-                screen = Screen(first.audience, view, parts)
+                screen = Screen(first.audience, view, parts, locale)
                 _offer_panels(screen, members, version, resync, room, older)
             else:
-                _offer_whole(first.audience, view, version, members, resync)
+                _offer_whole(first.audience, view, version, members, resync, locale)
         except Exception:  # one broken panel must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
     room.pushed = max(room.pushed, version)
@@ -147,13 +164,14 @@ def _offer_panels(
     older: Cache,
 ) -> None:
     for index, key in enumerate(screen.keys):  # what some screen here shows stays at hand
-        found = older.get((screen.audience, screen.names[index], key))
+        found = older.get((screen.audience, screen.names[index], key, screen.locale))
         if found is not None:
-            room.panels[(screen.audience, screen.names[index], key)] = found
+            room.panels[(screen.audience, screen.names[index], key, screen.locale)] = found
     texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
     for connection in members:
         shown = connection.shown
-        if resync or shown is None:
+        # A projector whose game changed language is shown everything again.
+        if resync or shown is None or connection.shown_locale != screen.locale:
             changed = tuple(range(len(screen.keys)))
         else:  # only the panels whose inputs changed: most commands touch one or two of ten
             changed = tuple(i for i, key in enumerate(screen.keys) if key != shown[i])
@@ -163,6 +181,7 @@ def _offer_panels(
                 text = texts[changed] = screen.message(version, changed, room.panels, older)
             connection.offer(version, text)
         connection.shown = screen.keys
+        connection.shown_locale = screen.locale
 
 
 def _offer_whole(
@@ -171,12 +190,13 @@ def _offer_whole(
     version: int,
     members: list[Connection],
     resync: bool,
+    locale: str,
 ) -> None:
     text: str | None = None
     for connection in members:
         if not resync and connection.last_view == view:
             continue
         if text is None:  # rendered once per viewer and version, however many sockets
-            text = render(audience, view, version, connection.fmt)
+            text = render(audience, view, version, connection.fmt, locale)
         connection.last_view = view
         connection.offer(version, text)
