@@ -51,14 +51,14 @@ $(DEV_INSTALLED): requirements-dev.txt pyproject.toml | $(BIN)/python
 PYBABEL := $(BIN)/pybabel
 I18N_KEYWORDS := -k N_ -k error:3 -k refusal:4 -k ServiceError:2
 i18n: $(DEV_INSTALLED)
-	$(PYBABEL) extract -F babel.cfg $(I18N_KEYWORDS) --no-location --sort-output \
+	$(PYBABEL) extract -F babel.cfg $(I18N_KEYWORDS) -w 100 --no-location --sort-output \
 		--omit-header -o translations/messages.pot .
-	$(PYBABEL) update --no-fuzzy-matching -D messages -i translations/messages.pot \
+	$(PYBABEL) update -w 100 --no-fuzzy-matching -D messages -i translations/messages.pot \
 		-d translations
 	if [ -f babel-engine.cfg ]; then \
-		$(PYBABEL) extract -F babel-engine.cfg --no-location --sort-output \
+		$(PYBABEL) extract -F babel-engine.cfg -w 100 --no-location --sort-output \
 			--omit-header -o translations/engine.pot . && \
-		$(PYBABEL) update --no-fuzzy-matching -D engine -i translations/engine.pot \
+		$(PYBABEL) update -w 100 --no-fuzzy-matching -D engine -i translations/engine.pot \
 			-d translations; \
 	fi
 

@@ -156,18 +156,21 @@ def pseudo(text: str) -> str:
     markup left alone, and ~40 % more length so that layouts are tried with long words."""
     if not text:
         return text
-    out, at, letters = [], 0, 0
+    out, at, shown, letters = [], 0, 0, 0
     for found in _UNTOUCHED.finditer(text):
         plain = text[at : found.start()]
+        shown += len(plain)
         letters += sum(ch.isalpha() for ch in plain)
         out += [plain.translate(_ACCENTED), found.group()]
         at = found.end()
     plain = text[at:]
+    shown += len(plain)
     letters += sum(ch.isalpha() for ch in plain)
     out.append(plain.translate(_ACCENTED))
     if not letters:
         return text
-    return "⟦" + "".join(out) + "·" * math.ceil(letters * 0.4) + "⟧"
+    # The brackets count towards the 40 %: they show where a clipped text was cut.
+    return "⟦" + "".join(out) + "·" * max(0, math.ceil(shown * 0.4) - 2) + "⟧"
 
 
 # --- What each render is given ---------------------------------------------------------------
@@ -254,15 +257,16 @@ def rendering(locale: str) -> Iterator[dict[str, Any]]:
 
 
 @pass_context
-def macro_gettext(context: Context, message: str, **variables: Any) -> str:
+def macro_gettext(context: Context, message: str, **variables: Any) -> Any:
     """`gettext` where no render context gives one (inside a macro): the rendering language."""
-    return str(context.call(render_context(speaking.get())["gettext"], message, **variables))
+    # Not str(): the answer is Markup when autoescaping, and must stay so.
+    return context.call(render_context(speaking.get())["gettext"], message, **variables)
 
 
 @pass_context
-def macro_ngettext(context: Context, singular: str, plural: str, n: int, **variables: Any) -> str:
+def macro_ngettext(context: Context, singular: str, plural: str, n: int, **variables: Any) -> Any:
     found = render_context(speaking.get())["ngettext"]
-    return str(context.call(found, singular, plural, n, **variables))
+    return context.call(found, singular, plural, n, **variables)
 
 
 def macro_number(value: float | int) -> str:
@@ -337,9 +341,16 @@ def N_(message: str) -> str:
 
 
 def content(value: str) -> str:
-    """Scenario content (names, descriptions, card texts) as shipped. In the pseudo-language it
-    is pseudo-localised too, as a complete content translation would be, so that what stays
-    English in a pseudo render is interface text left untranslated."""
-    if speaking.get() == PSEUDO and isinstance(value, str):
+    """Scenario content (names, descriptions, card texts) in the rendering language: the
+    translation its TOML file gives (app/i18n_content.py), else the catalogue's word for it (a
+    station's role, say), else as shipped. The pseudo-language pseudo-localises it, as a complete
+    translation would, so that what stays English in a pseudo render is interface text."""
+    locale = speaking.get()
+    if not isinstance(value, str) or locale == SOURCE:
+        return value
+    if locale == PSEUDO:
         return pseudo(value)
-    return value
+    from app.i18n_content import content_words  # it reads the content, which imports this
+
+    found = content_words(locale).get(value)
+    return found if found is not None else known(value)

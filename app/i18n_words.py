@@ -19,6 +19,8 @@ CARD_KINDS = (
 SIDES = (N_("players"), N_("raiders"), N_("corsairs"))
 QUALITIES = (N_("basic"), N_("proficient"), N_("talented"), N_("exceptional"))
 SHIP_OUT = (N_("fled"), N_("surrendered"))
+# A station's label is its role's name unless the ship sheet names it (app/rules/state.py).
+ROLES = (N_("Weapons"), N_("Engineering"), N_("Pilot"), N_("Comms"), N_("Captain"))
 CHARACTERISTICS = (N_("STR"), N_("DEX"), N_("END"))
 ERROR_TITLES = (
     N_("Not for this device"),

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import segno
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
 from markupsafe import Markup, escape
 
 from app import i18n
@@ -290,14 +296,11 @@ def _environment() -> Environment:
     env.filters.update(
         mmss=mmss,
         signed=signed,
-        # English words that come as data, each in the rendering language (app/i18n.py): range
-        # bands, card kinds, sides, action and phase names. Content (names, effects) as it is.
-        band=known,
-        kind=known,
-        side=known,
-        action=lambda label, _id=None: known(label),
-        phase=lambda _phase, label: known(label),
-        content=i18n.content,
+        # In the rendering language (app/i18n.py): English words that come as data (range bands,
+        # card kinds, sides, action and phase names), and scenario content. Context filters, so
+        # that Jinja never folds them into a template in the language it was compiled in.
+        known=pass_context(lambda _context, value: known(value)),
+        content=pass_context(lambda _context, value: i18n.content(value)),
     )
     env.globals.update(
         status_words=STATUS_WORDS,
