@@ -18,6 +18,7 @@ CARD_KINDS = (
 )  # fmt: skip
 SIDES = (N_("players"), N_("raiders"), N_("corsairs"))
 QUALITIES = (N_("basic"), N_("proficient"), N_("talented"), N_("exceptional"))
+TORPEDO_WHEN = (N_("this turn"), N_("next turn"))  # "in N turns" is the engine's sentence
 SHIP_OUT = (N_("fled"), N_("surrendered"))
 # A station's label is its role's name unless the ship sheet names it (app/rules/state.py).
 ROLES = (N_("Weapons"), N_("Engineering"), N_("Pilot"), N_("Comms"), N_("Captain"))
