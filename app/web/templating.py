@@ -291,7 +291,10 @@ def _environment() -> Environment:
     # serve macros, which see module globals rather than the render's context.
     env.newstyle_gettext = True  # type: ignore[attr-defined]
     env.globals.update(
-        gettext=i18n.macro_gettext, ngettext=i18n.macro_ngettext, number=i18n.macro_number
+        _=i18n.macro_underscore,
+        gettext=i18n.macro_gettext,
+        ngettext=i18n.macro_ngettext,
+        number=i18n.macro_number,
     )
     env.filters.update(
         mmss=mmss,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.content import load_catalogue
-from app.i18n import rendering
+from app.i18n import LANGUAGES, SOURCE, rendering
 from app.i18n_content import TRANSLATABLE, Entries, content_words
 from app.rules.content import ContentError
 from app.web.templating import environment
@@ -28,21 +28,22 @@ def _files() -> list[tuple[Path, str]]:
     ]
 
 
+@pytest.mark.parametrize("lang", [code for code in LANGUAGES if code != SOURCE])
 @pytest.mark.parametrize(("path", "kind"), _files(), ids=lambda p: getattr(p, "name", p))
-def test_every_shipped_file_is_translated_into_german_whole(path: Path, kind: str) -> None:
+def test_every_shipped_file_is_translated_whole(path: Path, kind: str, lang: str) -> None:
     data = tomllib.loads(path.read_text())
-    german = data.get("translations", {}).get("de", {})
+    given = data.get("translations", {}).get(lang, {})
     missing = []
     for field, entries in TRANSLATABLE[kind].items():
         if entries is None:
-            if field in data and field not in german and (kind, field) not in OPTIONAL:
+            if field in data and field not in given and (kind, field) not in OPTIONAL:
                 missing.append(field)
             continue
         assert isinstance(entries, Entries)
         for key in entries.of(data):
-            done = german.get(field, {}).get(key, {})
+            done = given.get(field, {}).get(key, {})
             missing += [f"{field}.{key}.{name}" for name in entries.fields if name not in done]
-    assert not missing, f"{path.name}: no German for {missing}"
+    assert not missing, f"{path.name}: no {lang} for {missing}"
 
 
 @pytest.fixture
