@@ -333,7 +333,14 @@ class SetNpc(Command):
 @dataclass(frozen=True)
 class SetSetting(Command):
     name: str
-    value: int | bool | str
+    value: int | bool
+
+
+@dataclass(frozen=True)
+class SetDisplayLanguage(Command):
+    """The projector's language (issue 30): a locale code; the web layer words the screen."""
+
+    language: str
 
 
 @dataclass(frozen=True)
@@ -383,6 +390,7 @@ COMMANDS: dict[str, type[Command]] = {
         SetRedAlert,
         SetModule,
         SetSetting,
+        SetDisplayLanguage,
         SetMagazine,
         SetNpc,
         ChangePosition,

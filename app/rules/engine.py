@@ -220,6 +220,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetRedAlert: gm.set_red_alert,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
+    c.SetDisplayLanguage: gm.set_display_language,
     c.SetMagazine: weapons.set_magazine,
     c.SetNpc: tactic.set_npc,
     c.ChangePosition: seats.change_position,

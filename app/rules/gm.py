@@ -473,20 +473,21 @@ SOUND_DEFAULTS: dict[str, int | bool] = {"sound": True, "sound_volume": 80}
 _LOCALE_CODE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
 
 
+def set_display_language(ctx: Context, cmd: c.SetDisplayLanguage) -> None:
+    if not _LOCALE_CODE.fullmatch(cmd.language):
+        raise refuse("BAD_VALUE", "The projector's language is a code such as en or de.")
+    ctx.state["settings"]["display_language"] = cmd.language
+    name, value = "display_language", cmd.language
+    ctx.emit("SettingSet", f"GM set {name} to {value}.", name=name, value=value)
+
+
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
-    if cmd.name == "display_language":
-        # The projector's language (issue 30): the web layer words the screen; the engine only
-        # keeps the code, shaped like a locale ("de", "en_XA").
-        if not isinstance(cmd.value, str) or not _LOCALE_CODE.fullmatch(cmd.value):
-            raise refuse("BAD_VALUE", "display_language is a language code such as en or de.")
-    elif cmd.name in ("close_when_all_ready", "sound"):
+    if cmd.name in ("close_when_all_ready", "sound"):
         if not isinstance(cmd.value, bool):
             raise refuse("BAD_VALUE", f"{cmd.name} is true or false.")
     elif cmd.name in SETTINGS_RANGES:
         low, high = SETTINGS_RANGES[cmd.name]
-        if not isinstance(cmd.value, int) or isinstance(cmd.value, bool):
-            raise refuse("BAD_VALUE", f"{cmd.name} is a whole number.")
-        if not low <= cmd.value <= high:
+        if isinstance(cmd.value, bool) or not low <= cmd.value <= high:
             raise refuse("BAD_VALUE", f"{cmd.name} is between {low} and {high}.")
     else:
         raise refuse("UNKNOWN_SETTING", f"There is no setting called {cmd.name!r}.")

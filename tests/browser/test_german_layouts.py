@@ -108,8 +108,8 @@ def test_a_german_projector_at_1920_keeps_24_px_and_cuts_nothing(
     game_id = gm.url.rsplit("/", 1)[1]
     # The GM sets the projector's language; the projector's own browser asks for English.
     gm.click("#gm-settings > summary")
-    form = gm.locator("form.cmd:has(input[name=name][value=display_language])")
-    form.locator("select[name=value]").select_option("de")
+    form = gm.locator("form.cmd:has(input[name=type][value=SetDisplayLanguage])")
+    form.locator("select[name=language]").select_option("de")
     form.locator("button").click()
     page: Page = browser.new_context(
         viewport={"width": 1920, "height": 1080}, locale="en-GB"

@@ -77,7 +77,7 @@ def seats(state: State) -> list[str]:
 def screens(locale: str) -> Iterator[tuple[str, str, Any]]:
     """(name, html, the view it shows) for every screen of every moment, in `locale`."""
     for moment, build in MOMENTS.items():
-        state, _ = apply(build(), c.SetSetting(name="display_language", value=locale))
+        state, _ = apply(build(), c.SetDisplayLanguage(language=locale))
         with speaking_as(locale):
             view = display_view(state)
             yield f"{moment}: projector", render_page("display", view, **PAGE), view

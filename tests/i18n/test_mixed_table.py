@@ -31,7 +31,7 @@ async def test_each_socket_is_pushed_in_its_own_language(
     live: LiveServer,  # noqa: F811
     table: AsyncTable,
 ) -> None:
-    await table.gm_command(type="SetSetting", name="display_language", value="de")
+    await table.gm_command(type="SetDisplayLanguage", language="de")
     weapons, pilot = await table.seat("weapons"), await table.seat("pilot")
     station = f"{live.ws}/ws/station/{table.game_id}?token="
     ours = Origin(f"http://127.0.0.1:{live.port}")
@@ -60,7 +60,7 @@ async def test_each_socket_is_pushed_in_its_own_language(
 
         # The GM switches the projector to English: it is shown everything again, in English;
         # the German phone stays German.
-        await table.gm_command(type="SetSetting", name="display_language", value="en")
+        await table.gm_command(type="SetDisplayLanguage", language="en")
         wall_now = await received(wall)
         assert "Before combat" in wall_now and 'red-alert-word">RED ALERT<' in wall_now
         assert "Vor dem Kampf" not in wall_now and "ROTER ALARM" not in wall_now

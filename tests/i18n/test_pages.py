@@ -13,7 +13,7 @@ from .test_screens import _ENGLISH, _PLAIN_WORD
 def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # noqa: F811
     table = Table(client)
     weapons = table.seat("weapons", name="Ada")
-    table.gm_command(type="SetSetting", name="display_language", value=lang)
+    table.gm_command(type="SetDisplayLanguage", language=lang)
     table.gm_command(type="StartTurn", seconds=60)
     view = client.get(f"/api/games/{table.game_id}/view", headers=table.gm).json()
     accept = {"Accept-Language": lang, "Accept": "text/html"}
