@@ -267,6 +267,7 @@ requested: ContextVar[str] = ContextVar("requested", default=SOURCE)
 @contextlib.contextmanager
 def rendering(locale: str) -> Iterator[dict[str, Any]]:
     """Render in one language: gives the context entries, and lets macros follow."""
+    locale = supported(locale) or SOURCE  # (the caches below hold one entry per language)
     token = speaking.set(locale)
     try:
         yield render_context(locale)

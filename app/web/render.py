@@ -15,7 +15,7 @@ from jinja2_fragments import render_blocks
 from app.i18n import rendering, requested
 
 from .panels import PANELS as PANELS  # where panels were listed before their inputs
-from .templating import environment
+from .templating import environment_for
 
 Audience = Literal["station", "gm", "display"]
 
@@ -55,16 +55,18 @@ def render_panels(
     audience: str, view: dict[str, Any], names: Iterable[str], locale: str | None = None
 ) -> str:
     """Some panels as out-of-band swaps: what an htmx action returns after it changed the game."""
-    with rendering(locale or requested.get()) as words:
+    locale = locale or requested.get()
+    with rendering(locale) as words:
         return render_blocks(
-            environment, TEMPLATES[audience], list(names), view=view, oob=True, **words
+            environment_for(locale), TEMPLATES[audience], list(names), view=view, oob=True, **words
         )
 
 
 def render_page(audience: str, view: dict[str, Any], **page: Any) -> str:
     """The whole screen. `page` holds what only a full page needs (game id, CSRF token, QR)."""
-    template = environment.get_template(TEMPLATES[audience])
-    with rendering(screen_locale(audience, view)) as words:
+    locale = screen_locale(audience, view)
+    template = environment_for(locale).get_template(TEMPLATES[audience])
+    with rendering(locale) as words:
         return template.render(
             view=view, oob=False, server_now=round(time.time(), 3), **page, **words
         )
@@ -73,12 +75,14 @@ def render_page(audience: str, view: dict[str, Any], **page: Any) -> str:
 def render_template(name: str, **context: Any) -> str:
     """A screen that is not built from a game view (joining, the GM's lobby)."""
     context.setdefault("server_now", round(time.time(), 3))
-    with rendering(requested.get()) as words:
-        return environment.get_template(name).render(**context, **words)
+    locale = requested.get()
+    with rendering(locale) as words:
+        return environment_for(locale).get_template(name).render(**context, **words)
 
 
 def render_toast(message: str, code: str = "", kind: Literal["error", "ok"] = "error") -> str:
     """A message for the player as an out-of-band swap of #toast."""
-    with rendering(requested.get()) as words:
-        template = environment.get_template("_toast.html")
+    locale = requested.get()
+    with rendering(locale) as words:
+        template = environment_for(locale).get_template("_toast.html")
         return template.render(message=message, code=code, kind=kind, **words)

@@ -7,7 +7,7 @@ bytes whichever way it travels.
 from __future__ import annotations
 
 import os
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,8 @@ from jinja2 import (
     pass_context,
     select_autoescape,
 )
+from jinja2.ext import Extension
+from jinja2.lexer import Token, TokenStream
 from markupsafe import Markup, escape
 
 from app import i18n
@@ -275,7 +277,43 @@ def _dict_type_names(cls: type) -> frozenset[str] | None:
     return None if "__dict__" in names or "__getattr__" in names else names
 
 
-def _environment() -> Environment:
+class _WordsInPlace(Extension):
+    """`_("literal")` with no values, put into the template as its translation when the template
+    is compiled: one environment per language, so a render need not call gettext for each of the
+    hundreds of fixed words a screen has (calls in a template are its costliest step). Messages
+    with values (`_("Turn %(n)s", n=...)`) are still translated as they render."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        words = i18n.translations(self.environment.locale)  # type: ignore[attr-defined]
+        held: list[Token] = []
+        for token in stream:
+            held.append(token)
+            if not _words_so_far(held):
+                yield from held
+                held = []
+            elif len(held) == len(_WORDS_SHAPE):
+                text = words.gettext(held[2].value) % {}  # as newstyle gettext: "%%" is "%"
+                line = held[0].lineno
+                yield from (
+                    Token(line, "string", text),
+                    Token(line, "pipe", "|"),
+                    Token(line, "name", "safe"),  # the catalogue's text, markup and all
+                )
+                held = []
+        yield from held
+
+
+_WORDS_SHAPE = ("name", "lparen", "string", "rparen")
+
+
+def _words_so_far(held: list[Token]) -> bool:
+    """Whether these tokens begin `_("literal")`."""
+    if held[0].value != "_":
+        return False
+    return all(token.type == kind for token, kind in zip(held, _WORDS_SHAPE, strict=False))
+
+
+def _environment(locale: str = i18n.SOURCE) -> Environment:
     env = _ViewEnvironment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         autoescape=select_autoescape(["html"]),
@@ -284,8 +322,9 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=DEV,
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", _WordsInPlace],
     )
+    env.locale = locale  # type: ignore[attr-defined]
     # Newstyle gettext: placeholders by keyword, escaped. The callables come with each render
     # (app/i18n.py, render_context), so each screen is in its own viewer's language; these globals
     # serve macros, which see module globals rather than the render's context.
@@ -350,3 +389,13 @@ class _Macros:
 
 
 environment = _environment()
+_ENVIRONMENTS = {i18n.SOURCE: environment}
+
+
+def environment_for(locale: str) -> Environment:
+    """The environment whose templates have this language's fixed words in place."""
+    locale = i18n.supported(locale) or i18n.SOURCE  # one per language offered, no more
+    found = _ENVIRONMENTS.get(locale)
+    if found is None:
+        found = _ENVIRONMENTS[locale] = _environment(locale)
+    return found
