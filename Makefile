@@ -50,15 +50,17 @@ $(DEV_INSTALLED): requirements-dev.txt pyproject.toml | $(BIN)/python
 # The API's messages are extracted from the calls that carry them (error, refusal, ServiceError).
 PYBABEL := $(BIN)/pybabel
 I18N_KEYWORDS := -k N_ -k error:3 -k refusal:4 -k ServiceError:2
+# The engine's sentences (app/web/words.py): plain, plural (by `count`) and in a context.
+ENGINE_KEYWORDS := --no-default-keywords -k N_ -k Nn_:1,2 -k Np_:1c,2
 i18n: $(DEV_INSTALLED)
 	$(PYBABEL) extract -F babel.cfg $(I18N_KEYWORDS) -w 100 --no-location --sort-output \
 		--omit-header -o translations/messages.pot .
-	$(PYBABEL) update -w 100 --no-fuzzy-matching -D messages -i translations/messages.pot \
+	$(PYBABEL) update -w 100 --no-fuzzy-matching --ignore-obsolete -D messages -i translations/messages.pot \
 		-d translations
 	if [ -f babel-engine.cfg ]; then \
-		$(PYBABEL) extract -F babel-engine.cfg -w 100 --no-location --sort-output \
+		$(PYBABEL) extract -F babel-engine.cfg $(ENGINE_KEYWORDS) -w 100 --no-location --sort-output \
 			--omit-header -o translations/engine.pot . && \
-		$(PYBABEL) update -w 100 --no-fuzzy-matching -D engine -i translations/engine.pot \
+		$(PYBABEL) update -w 100 --no-fuzzy-matching --ignore-obsolete -D engine -i translations/engine.pot \
 			-d translations; \
 	fi
 

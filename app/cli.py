@@ -6,6 +6,7 @@ import logging
 import os
 import pathlib
 import signal
+import uuid
 from collections.abc import Mapping
 from types import FrameType
 from typing import Annotated, Any
@@ -100,19 +101,47 @@ def export_cmd(
 
 
 @cli.command("import")
-def import_cmd(file: Annotated[str, typer.Argument(help="A file written by `export`.")]) -> None:
-    """Load a game written by `export` into this server's database; it plays on from there."""
+def import_cmd(
+    file: Annotated[str, typer.Argument(help="A file written by `export`.")],
+    keep_tokens: Annotated[
+        bool,
+        typer.Option(
+            "--keep-tokens",
+            help="Keep the file's GM and seat tokens: only for a file from your own export "
+            "(moving a game between laptops keeps the phones seated and the GM link working).",
+        ),
+    ] = False,
+) -> None:
+    """Load a game written by `export` into this server's database; it plays on from there.
+
+    The whole file is checked first; a bad one is refused with the reason, and nothing is written.
+    The game gets a fresh GM link and its seats are freed (players join again with the code),
+    unless --keep-tokens."""
     from app.backup import BackupError, import_game
+    from app.service.demo import links
 
     try:
         data = json.loads(pathlib.Path(file).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise typer.Exit(_fail(f"cannot read {file}: {err}")) from err
     try:
-        game_id, join_code = _with_database(lambda factory: import_game(factory, data))
+        imported = _with_database(
+            lambda factory: import_game(factory, data, keep_tokens=keep_tokens)
+        )
     except BackupError as err:
         raise typer.Exit(_fail(err.message)) from err
-    typer.echo(f"Imported game {game_id}; join code {join_code}.")
+    typer.echo(f"Imported game {imported.game_id}; join code {imported.join_code}.")
+    settings = get_settings()
+    screens = links(uuid.UUID(imported.game_id), imported.join_code, imported.gm_token or "")
+    if imported.gm_token is None:
+        del screens["GM dashboard"]
+        typer.echo("Tokens kept: the GM link and the phones' seats work as before.")
+    else:
+        typer.echo("A new GM link (the file's no longer opens the game): keep it to yourself.")
+    typer.echo(format_urls(base_url(settings, settings.port), screens))
+    if imported.freed:
+        seats = "1 seat was" if imported.freed == 1 else f"{imported.freed} seats were"
+        typer.echo(f"{seats} freed: their players join again with the code.")
 
 
 def _with_database(work: Any) -> Any:

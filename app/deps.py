@@ -1,4 +1,4 @@
-"""Dependencies as Annotated aliases: the session factory, the live hub, and who is calling.
+"""Dependencies as Annotated aliases: the session factory, and who is calling.
 
 Seats and the GM prove who they are with a token: `Authorization: Bearer <token>` (the JSON API,
 props, scripts) or, for the browser screens, a per-game cookie holding the same token.
@@ -17,6 +17,7 @@ from app.rules import Actor
 from app.service import SeatInfo, ServiceError, Viewer
 from app.service.commands import SessionFactory, game_key
 from app.service.seats import token_elsewhere, token_owner
+from app.web.limits import OWNER_FOUND
 from app.web.live import Hub
 
 
@@ -46,12 +47,7 @@ async def _session_factory_dep(connection: HTTPConnection) -> SessionFactory:
     return get_session_factory(connection)
 
 
-async def _hub_dep(connection: HTTPConnection) -> Hub:
-    return get_hub(connection)
-
-
 SessionFactoryDep = Annotated[SessionFactory, Depends(_session_factory_dep)]
-HubDep = Annotated[Hub, Depends(_hub_dep)]
 
 
 async def game_id_path(game_id: str) -> uuid.UUID:
@@ -100,12 +96,15 @@ def bearer_token(authorization: str | None) -> str | None:
 
 
 async def caller_for_token(
-    session_factory: SessionFactory, game_id: uuid.UUID, token: str | None
+    connection: HTTPConnection,
+    session_factory: SessionFactory,
+    game_id: uuid.UUID,
+    token: str | None,
 ) -> Caller:
     """The GM or seat this token opens in this game; no token is the public (display) caller."""
     if token is None:
         return Caller("display")
-    owner = await token_owner(session_factory, game_id, token)
+    owner = await _owner(connection, session_factory, game_id, token)
     if owner == "gm":
         return Caller("gm")
     if isinstance(owner, SeatInfo):
@@ -121,13 +120,27 @@ async def caller_for_token(
     )
 
 
+async def _owner(
+    connection: HTTPConnection, session_factory: SessionFactory, game_id: uuid.UUID, token: str
+) -> SeatInfo | Literal["gm"] | None:
+    """Whom the token opens: what the rate limit found for this request if it looked (it looks
+    for the game in the path, as spelled there), else one look-up now."""
+    found = connection.scope.get("state", {}).get(OWNER_FOUND)
+    if found is not None and found[0] == str(game_id) and found[1] == token:
+        known: SeatInfo | Literal["gm"] | None = found[2]
+        return known
+    return await token_owner(session_factory, game_id, token)
+
+
 async def api_caller(
+    connection: HTTPConnection,
     game_id: GameId,
     session_factory: SessionFactoryDep,
     authorization: Annotated[str | None, Header()] = None,
 ) -> Caller:
     """The JSON API: bearer tokens only, so a browser's cookies can never act through it."""
-    return await caller_for_token(session_factory, game_id, bearer_token(authorization))
+    token = bearer_token(authorization)
+    return await caller_for_token(connection, session_factory, game_id, token)
 
 
 async def screen_caller(
@@ -143,26 +156,8 @@ async def screen_caller(
             token = connection.cookies.get(name)
             if token:
                 break
-    return await caller_for_token(session_factory, game_id, token or None)
-
-
-async def require_seat(caller: Annotated[Caller, Depends(screen_caller)]) -> SeatInfo:
-    if caller.role == "display":
-        raise unauthenticated()
-    if caller.role != "seat" or caller.seat is None:
-        raise ServiceError("NOT_YOUR_SEAT", "This needs a seat: join the game first.", 403)
-    return caller.seat
-
-
-async def require_gm(caller: Annotated[Caller, Depends(screen_caller)]) -> Caller:
-    if caller.role == "display":
-        raise unauthenticated()
-    if caller.role != "gm":
-        raise ServiceError("GM_ONLY", "Only the GM can do that.")
-    return caller
+    return await caller_for_token(connection, session_factory, game_id, token or None)
 
 
 ApiCaller = Annotated[Caller, Depends(api_caller)]
 ScreenCaller = Annotated[Caller, Depends(screen_caller)]
-CurrentSeat = Annotated[SeatInfo, Depends(require_seat)]
-CurrentGM = Annotated[Caller, Depends(require_gm)]

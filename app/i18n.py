@@ -128,6 +128,12 @@ class PseudoTranslations(Translations):
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return pseudo(singular if n == 1 else plural)
 
+    def pgettext(self, context: str, message: str) -> str:
+        return pseudo(message)
+
+    def npgettext(self, context: str, singular: str, plural: str, num: int) -> str:
+        return pseudo(singular if num == 1 else plural)
+
 
 @cache
 def translations(locale: str) -> Translations:
@@ -147,8 +153,9 @@ _ACCENTED = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "áƀçðéƒĝĥíĵķļɱñöþǫŕšţüṽŵẋýžÁƁÇÐÉƑĜĤÍĴĶĻṀÑÖÞǪŔŠŢÜṼŴẊÝŽ",
 )
-# Left as they are: placeholders (%(name)s, %%), tags, character references.
-_UNTOUCHED = re.compile(r"%\([a-z_]+\)[sd]|%%|<[^>]*>|&[#a-zA-Z0-9]+;")
+# Left as they are: placeholders (%(name)s, %%; the engine's {name} and {name:+d}), tags,
+# character references.
+_UNTOUCHED = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]+(:[^{}]*)?\}|<[^>]*>|&[#a-zA-Z0-9]+;")
 
 
 def pseudo(text: str) -> str:
@@ -345,6 +352,11 @@ def _query_choice(scope: Scope) -> str | None:
     return None
 
 
+def words() -> Translations:
+    """Both domains in the language being rendered (for what has no render context: a macro)."""
+    return translations(speaking.get())
+
+
 def spoken(message: str) -> str:
     """A Python string in the language being rendered (text that Python helpers build for
     templates, e.g. a distance in words)."""
@@ -362,19 +374,3 @@ def known(value: str) -> str:
 def N_(message: str) -> str:
     """Marks a msgid for extraction where it is translated later, by its value."""
     return message
-
-
-def content(value: str) -> str:
-    """Scenario content (names, descriptions, card texts) in the rendering language: the
-    translation its TOML file gives (app/i18n_content.py), else the catalogue's word for it (a
-    station's role, say), else as shipped. The pseudo-language pseudo-localises it, as a complete
-    translation would, so that what stays English in a pseudo render is interface text."""
-    locale = speaking.get()
-    if not isinstance(value, str) or locale == SOURCE:
-        return value
-    if locale == PSEUDO:
-        return pseudo(value)
-    from app.i18n_content import content_words  # it reads the content, which imports this
-
-    found = content_words(locale).get(value)
-    return found if found is not None else known(value)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from app.i18n import LANGUAGES, SOURCE
+from app.i18n import LANGUAGES, PSEUDO, SOURCE, known, pseudo, speaking
 from app.rules.content import (
     ContentError,
     parse_character,
@@ -161,3 +161,17 @@ def content_words(locale: str, root: Path = SCENARIOS_DIR) -> dict[str, str]:
             source = path.relative_to(root.parent).as_posix()
             words.update(translations_of(data, source, kind).get(locale, {}))
     return words
+
+
+def content(value: str) -> str:
+    """Scenario content (names, descriptions, card texts) in the rendering language: the
+    translation its TOML file gives, else the catalogue's word for it (a station's role, say),
+    else as shipped. The pseudo-language pseudo-localises it, as a complete
+    translation would, so that what stays English in a pseudo render is interface text."""
+    locale = speaking.get()
+    if not isinstance(value, str) or locale == SOURCE:
+        return value
+    if locale == PSEUDO:
+        return pseudo(value)
+    found = content_words(locale).get(value)
+    return found if found is not None else known(value)

@@ -17,43 +17,51 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.i18n import LanguageMiddleware
 from app.settings import Settings, get_settings
-from app.sweeper import DeadlineSweeper
+from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
-from app.web.limits import JoinLookups, Limits, RateLimit, SocketLimit
+from app.web.limits import JoinLookups, RateLimit, SocketLimit
 from app.web.live import Hub
 from app.web.logs import redact_server_logs
 from app.web.security import BrowserGuard
+from app.web.serving import raise_file_limit
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
-DESCRIPTION = """
+SHIPPED = Settings.model_construct()  # the limits as shipped, for the API's description
+
+DESCRIPTION = f"""
 Starship combat for LARP events. One server holds each game; phones, the GM's dashboard and the
 projector follow it over websockets.
 
-**Tokens.** `POST /api/games` returns the GM's token, `POST /api/games/{id}/seats` a seat's. Send
-it as `Authorization: Bearer <token>`. Without a token you see what the projector shows. A seat
-acts only for its own station (403 `NOT_YOUR_STATION`, `NOT_YOUR_SHIP`); a token of another game
-gets 403 `NOT_THIS_GAME`; a freed seat's token 401 `BAD_TOKEN`.
+**Tokens.** `POST /api/games` returns the GM's token, `POST /api/games/{{id}}/seats` a seat's.
+Send it as `Authorization: Bearer <token>`. Without a token you see what the projector shows. A
+seat acts only for its own station (403 `NOT_YOUR_STATION`, `NOT_YOUR_SHIP`); a token of another
+game gets 403 `NOT_THIS_GAME`; a freed seat's token 401 `BAD_TOKEN`.
 
-**Commands.** `POST /api/games/{id}/commands` with a `command_id` you choose (a retry with the same
-id is applied once; ids are yours alone, another token's same id is another command) and
+**Commands.** `POST /api/games/{{id}}/commands` with a `command_id` you choose (a retry with the
+same id is applied once; ids are yours alone, another token's same id is another command) and
 optionally `expected_version` (else 409 `STALE_VERSION`). Every command type is listed on that
 endpoint.
 
-**Errors.** Every 4xx and 5xx body is `{"code": ..., "message": ...}`.
+**Errors.** Every 4xx and 5xx body is `{{"code": ..., "message": ...}}`.
 
-**Limits.** Bodies up to 64 KiB (413 `TOO_LARGE`). Per seat or GM token, 10 commands a second
-with bursts of 20; per address for everything else (no token, a token that opens nothing here,
-creating games and joining them) 5 a second with bursts of 40 (429 `RATE_LIMITED`, with
-`Retry-After`).
+**Limits** (as shipped; the server's settings may change them). Bodies up to
+{SHIPPED.max_body_bytes // 1024} KiB (413 `TOO_LARGE`), arriving within
+{SHIPPED.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`). Per seat or GM token,
+{SHIPPED.command_rate:g} commands a second with bursts of {SHIPPED.command_burst}; per address
+for everything else (no token, a token that opens nothing here, creating games and joining them)
+{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst} (429
+`RATE_LIMITED`, with `Retry-After`). Per address at once: {SHIPPED.connections_per_address}
+connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} websockets.
 
-**Websockets.** `/ws/station/{id}`, `/ws/gm/{id}` (token as `Authorization: Bearer`, or
-`?token=`), `/ws/display/{id}` push the screen's view (HTML fragments for htmx, or JSON with
-`?format=json`) on connect and after every change; `/ws/events/{id}?after=N` streams public
-events as JSON. Clients send nothing: a frame over 64 KiB closes the socket with 1009, a flood of
-frames with 1008. A page on another site is refused (1008 `CROSS_SITE`), as is a freed seat
-(1008 `SEAT_FREED`).
+**Websockets.** `/ws/station/{{id}}`, `/ws/gm/{{id}}` (token as `Authorization: Bearer`, or
+`?token=`), `/ws/display/{{id}}` push the screen's view (HTML fragments for htmx, or JSON with
+`?format=json`) on connect and after every change; `/ws/events/{{id}}?after=N` streams public
+events as JSON. Clients send nothing: a frame over {SHIPPED.ws_max_frame_bytes // 1024} KiB
+closes the socket with 1009, a flood of frames with 1008. A page on another site is refused
+(1008 `CROSS_SITE`), as is a freed seat (1008 `SEAT_FREED`); a socket over its address's cap is
+closed with 4429 `TOO_MANY_SOCKETS`.
 """
 
 
@@ -61,27 +69,23 @@ def create_app(
     settings: Settings | None = None,
     *,
     heartbeat_seconds: float | None = None,
-    limits: Limits | None = None,
 ) -> FastAPI:
-    """Settings are read when the app starts, not when it is built, so importing has no effects.
-    `limits` replaces the rate and frame limits (benchmarks and fuzzers raise them)."""
+    """Settings are read when the app starts, not when it is built, so importing has no effects."""
 
     def current_settings() -> Settings:
         return settings or get_settings()
 
-    def current_limits() -> Limits:
-        return limits or limits_from(current_settings())
-
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redact_server_logs()
+        raise_file_limit()
         chosen = current_settings()
         url = await asyncio.to_thread(database_url, chosen)  # may start the embedded server
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         heartbeat = heartbeat_seconds or chosen.heartbeat_s
         hub = Hub(session_factory, plain_dsn(url), heartbeat)
-        sweeper = DeadlineSweeper(session_factory)
+        sweeper = DeadlineSweeper(session_factory, expiry=Expiry.of(chosen))
         seat_watch = ws.SeatWatch(session_factory)
         app.state.settings = chosen
         app.state.session_factory = session_factory
@@ -101,15 +105,17 @@ def create_app(
 
     app = FastAPI(title="Bridge Crew", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
-    app.state.join_lookups = JoinLookups(current_limits)
+    app.state.join_lookups = JoinLookups(current_settings)
     # The last added runs first: refuse cross-site posts, then callers that are too fast, then
-    # bodies that are too big, before any route reads anything.
-    app.add_middleware(BodyLimit, max_bytes=lambda: current_settings().max_body_bytes)
-    app.add_middleware(SocketLimit, limits=current_limits)
-    app.add_middleware(RateLimit, limits=current_limits)
+    # bodies that are too big or too slow, before any route reads anything.
+    app.add_middleware(BodyLimit, settings=current_settings)
+    app.add_middleware(SocketLimit, settings=current_settings)
+    app.add_middleware(RateLimit, settings=current_settings)
     app.add_middleware(BrowserGuard, public_base_url=lambda: current_settings().public_base_url)
-    # Phones on venue Wi-Fi: a station page's first load is 110 KB raw, 37 KB gzipped.
-    app.add_middleware(GZipMiddleware, minimum_size=1000)
+    # Phones on venue Wi-Fi: pages are HTML and text, which gzip shrinks to about a third. At
+    # zlib's default level: compressing runs on the event loop, and Starlette's default (9) costs
+    # several times the CPU for a few per cent fewer bytes.
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
     app.add_middleware(LanguageMiddleware)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -120,19 +126,6 @@ def create_app(
     for router in (station.router, gm.router, display.router, join.router, report.router):
         app.include_router(router)
     return app
-
-
-def limits_from(settings: Settings) -> Limits:
-    """The limits in force, from settings (BRIDGECREW_COMMAND_RATE etc.)."""
-    return Limits(
-        command_rate=settings.command_rate,
-        command_burst=settings.command_burst,
-        anonymous_rate=settings.anonymous_rate,
-        anonymous_burst=settings.anonymous_burst,
-        frame_rate=settings.ws_frame_rate,
-        frame_burst=settings.ws_frame_burst,
-        frame_bytes=settings.ws_max_frame_bytes,
-    )
 
 
 app = create_app()

@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     public_base_url: str | None = None
     # A phone sends small forms; anything bigger is a mistake or an attack.
     max_body_bytes: int = 64 * 1024
+    # A request's body must arrive within this of its first read (408 otherwise): a client that
+    # trickles a body holds a connection no longer than one that trickles its headers.
+    body_timeout_s: float = Field(default=20.0, gt=0)
     # A request's first line and headers (h11 counts them while they are incomplete; see
     # app.web.serving). Browsers send 1-2 KB; the cookies of many games fit easily.
     max_header_bytes: int = 32 * 1024
@@ -33,6 +36,17 @@ class Settings(BaseSettings):
     # Generous, because phones on venue Wi-Fi lose and resend packets.
     header_timeout_s: float = 20.0
     ws_max_frame_bytes: int = 64 * 1024
+    # permessage-deflate on websockets (uvicorn's own, with its per-socket zlib state): off,
+    # because pushes are a few KB of HTML on a local network, where compressing them costs the
+    # server CPU and memory per socket and saves the phones nothing they notice
+    # (docs/performance.md has the figures both ways).
+    ws_deflate: bool = False
+    # Open connections and websockets per client address, per process: one address cannot take
+    # every file descriptor. Generous, because a whole venue may reach the server through one
+    # address (a hosted server behind the venue's router). A websocket counts against the second
+    # only, so a screen over the cap is told why (app.web.limits) instead of seeing a bare close.
+    connections_per_address: int = Field(default=1000, gt=0)
+    sockets_per_address: int = Field(default=800, gt=0)
     # Every open websocket gets a heartbeat this often (the hub), to keep venue proxies and phone
     # radios from idling it out. Pages read it too: a page that hears nothing for a few heartbeats'
     # worth takes its socket for dead and reconnects (static/js/app.js).
@@ -47,6 +61,21 @@ class Settings(BaseSettings):
     command_burst: int = 20
     anonymous_rate: float = 5.0
     anonymous_burst: int = 40
+    # Seats one client address may hold in one game (a phone holds one). On the venue's own
+    # network every phone has its own address; behind a NAT (a hosted server) raise it to the
+    # table's size. Enough for one ship's crew and a spare pair, never a whole 18-station game.
+    seats_per_address: int = Field(default=6, ge=1)
+    # Games nobody changes are deleted: out of combat (never started, or back in Downtime) after
+    # `finished_game_hours`, any game after `idle_game_days`. Never a game a phone is connected
+    # to. With `expired_games_dir` set, each is exported there first (bridgecrew import reads it).
+    finished_game_hours: float = Field(default=24.0, gt=0)
+    idle_game_days: float = Field(default=7.0, gt=0)
+    expired_games_dir: Path | None = None
+    # Unknown join codes per address: what guessing codes makes. A right code never counts, so a
+    # phone scanning again gets in at once; a room of players mistyping now and then stays well
+    # below this.
+    join_miss_rate: float = 0.2
+    join_miss_burst: int = 30
 
     @field_validator("database_url")
     @classmethod

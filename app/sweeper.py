@@ -1,4 +1,5 @@
-"""The deadline sweeper: expires turn and allocation timers when they pass, in every process.
+"""The deadline sweeper: expires turn and allocation timers when they pass, in every process;
+and, less often, deletes the games nobody plays any more (`expire_games`).
 
 Each due deadline becomes an `ExpireDeadline` command with an id made from the deadline itself, so
 however many processes sweep at once, and however late a restarted server finds it, it is applied
@@ -9,6 +10,15 @@ can use the ones it will use here, however predictable they are.
 Each sweep goes through every due deadline, so no number of games ahead of one can keep its timer
 from firing; one whose expiry fails is tried again less and less often, so games whose expiry
 keeps failing cost little, whatever the reason.
+
+Anyone can make a game, and each one is kept until deleted, so a stranger at the creation limit
+filled the disk by half a gigabyte an hour. A game nobody has changed for a while expires: out of
+combat (never started, or back in Downtime) after `finished_game_hours`, any game after
+`idle_game_days`; never one with a phone connected (a seat seen within ONLINE_SECONDS). Each is
+deleted in a transaction of its own that locks its row and checks again under the lock, skipping a
+row some command holds: a command that commits first leaves the game changed, so it is kept; one
+that comes after finds no game. With `expired_games_dir` set, the game is exported there first
+(a file `bridgecrew import --keep-tokens` brings back), and kept if the file cannot be written.
 """
 
 from __future__ import annotations
@@ -16,21 +26,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import ColumnElement, and_, delete, exists, or_, select, text, tuple_
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from app.db.models import Game
+from app.backup import export_of
+from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.service import ServiceError, run_command
-from app.service.commands import SessionFactory
+from app.service.commands import NOTIFY_CHANNEL, SessionFactory
+from app.service.games import forget_games_held
+from app.service.seats import ONLINE_SECONDS, SEATS_ENDED, seats_ended
+from app.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +175,124 @@ def _database_away(error: Exception) -> bool:
     return isinstance(error, DBAPIError) and error.connection_invalidated
 
 
-class DeadlineSweeper:
-    """Runs `sweep_once` every SWEEP_SECONDS until stopped; a database outage only pauses it."""
+# --- Games nobody plays any more ---------------------------------------------------------------
 
-    def __init__(self, session_factory: SessionFactory, interval: float = SWEEP_SECONDS) -> None:
+EXPIRE_SECONDS = 600.0  # how often each process looks for games to expire
+EXPIRE_BATCH = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class Expiry:
+    """When a game nobody changes is deleted, and where it is exported first (None: nowhere)."""
+
+    finished_after: timedelta  # out of combat: never started, or back in Downtime
+    idle_after: timedelta  # any game
+    export_dir: Path | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> Expiry:
+        return cls(
+            timedelta(hours=settings.finished_game_hours),
+            timedelta(days=settings.idle_game_days),
+            settings.expired_games_dir,
+        )
+
+
+def _expired(expiry: Expiry, now: datetime) -> ColumnElement[bool]:
+    """Whether a game's row is expired at `now`: unchanged for long enough, no phone on it."""
+    out_of_combat = Game.updated_at < now - expiry.finished_after
+    connected = exists().where(
+        Seat.game_id == Game.id,
+        Seat.revoked_at.is_(None),
+        Seat.last_seen_at >= now - timedelta(seconds=ONLINE_SECONDS),
+    )
+    # The cheap test first: only games unchanged for long enough have their phase read.
+    in_downtime = Game.state["phase"].as_string() == "downtime"
+    stale = or_(Game.updated_at < now - expiry.idle_after, in_downtime)
+    return and_(out_of_combat, stale, ~connected)
+
+
+async def expire_games(
+    session_factory: SessionFactory, expiry: Expiry, now: datetime | None = None
+) -> list[uuid.UUID]:
+    """Delete every game expired at `now` (the database's clock stamps `updated_at`; the caller's
+    decides); returns the ids deleted."""
+    now = datetime.now(UTC) if now is None else now
+    deleted: list[uuid.UUID] = []
+    after = uuid.UUID(int=0)
+    while True:
+        async with autocommit(session_factory) as session:
+            batch = (
+                await session.scalars(
+                    select(Game.id)
+                    .where(_expired(expiry, now), Game.id > after)
+                    .order_by(Game.id)
+                    .limit(EXPIRE_BATCH)
+                )
+            ).all()
+        for game_id in batch:
+            try:
+                if await _expire_game(session_factory, game_id, expiry, now):
+                    deleted.append(game_id)
+            except OSError as error:  # its export could not be written: the game is kept
+                log.warning("game %s not expired: its export failed (%s)", game_id, error)
+        if len(batch) < EXPIRE_BATCH:
+            break
+        after = batch[-1]
+    if deleted:
+        forget_games_held()
+    return deleted
+
+
+async def _expire_game(
+    session_factory: SessionFactory, game_id: uuid.UUID, expiry: Expiry, now: datetime
+) -> bool:
+    async with session_factory() as session, session.begin():
+        game = await session.scalar(
+            select(Game)
+            .where(Game.id == game_id, _expired(expiry, now))
+            .with_for_update(skip_locked=True)
+        )
+        if game is None:
+            return False  # changed since, or a command holds it: it is being played
+        if expiry.export_dir is not None:
+            data = await export_of(session, game)
+            await asyncio.to_thread(_write_export, expiry.export_dir, game_id, data)
+        await session.execute(delete(Game).where(Game.id == game_id))  # its rows go with it
+        await session.execute(
+            text("SELECT pg_notify(:channel, :payload)"),
+            {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
+        )
+    seats_ended(game_id)  # its tokens open nothing, here and (by the notice) everywhere
+    log.info("game %s expired%s", game_id, " (exported first)" if expiry.export_dir else "")
+    return True
+
+
+def _write_export(folder: Path, game_id: uuid.UUID, data: dict[str, Any]) -> None:
+    """The export, whole or not at all: written aside, then renamed into place."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{game_id}.json"
+    part = path.with_name(f".{path.name}.part")
+    part.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    os.replace(part, path)
+
+
+class DeadlineSweeper:
+    """Runs `sweep_once` every SWEEP_SECONDS until stopped, and with an `expiry`, `expire_games`
+    every `expire_every` seconds (the first at once); a database outage only pauses it."""
+
+    def __init__(
+        self,
+        session_factory: SessionFactory,
+        interval: float = SWEEP_SECONDS,
+        *,
+        expiry: Expiry | None = None,
+        expire_every: float = EXPIRE_SECONDS,
+    ) -> None:
         self._session_factory = session_factory
         self._interval = interval
+        self._expiry = expiry
+        self._expire_every = expire_every
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -178,9 +307,13 @@ class DeadlineSweeper:
 
     async def _run(self) -> None:
         failing = False
+        expire_at = time.monotonic()
         while True:
             try:
                 await sweep_once(self._session_factory)
+                if self._expiry is not None and time.monotonic() >= expire_at:
+                    expire_at = time.monotonic() + self._expire_every  # even if this one fails
+                    await expire_games(self._session_factory, self._expiry)
                 if failing:
                     log.info("deadline sweeper reaches the database again")
                 failing = False

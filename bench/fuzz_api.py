@@ -81,7 +81,7 @@ def main() -> int:
     args = parser.parse_args()
     with scratch_database() as url, tempfile.TemporaryDirectory() as data_dir:
         settings = Settings(database_url=url, data_dir=Path(data_dir))
-        app = create_app(settings, limits=UNLIMITED)
+        app = create_app(settings.model_copy(update=UNLIMITED))
         with TestClient(app, raise_server_exceptions=False) as client:
             started = time.perf_counter()
             report = fuzz(client, World(client), args.requests, seed=args.seed)

@@ -68,7 +68,7 @@ from app.rules import commands as c  # noqa: E402
 from app.rules.bot import propose, stations_to_order  # noqa: E402
 from app.service.commands import canonical, command_fields  # noqa: E402
 from app.service.games import view_for  # noqa: E402
-from app.web.wsprotocol import WS_PROTOCOL  # noqa: E402
+from app.web.protocols import WS_PROTOCOL  # noqa: E402
 
 GM = -1  # the actor index of the GM; 0..3 are the seats
 SYSTEM = -2  # the server's own sweeper: a timer that expired between two of a game's commands

@@ -3,10 +3,11 @@
 Starts the server (embedded PostgreSQL in a temporary directory, loopback only), makes a game and
 a seat through the API, gives a fresh browser context (no cache) the seat's cookie, and opens
 /play/{game}. Counted through the DevTools protocol: every HTTP response as it came over the wire
-(headers + body, compressed or not: `encodedDataLength`), plus the websocket's welcome push (the
-frame's text, counted as the server sends it: deflated with the settings it negotiates if it is
-16 KB or more, else as it is). Timing from navigation start: DOM interactive, DOMContentLoaded,
-load, and the moment htmx's websocket is open (from then on the phone shows and sends everything).
+(headers + body, compressed or not: `encodedDataLength`), plus the websocket's welcome push,
+counted both ways the server may send it (settings' `ws_deflate`): as it is, and deflated as
+uvicorn's permessage-deflate does it. Timing from navigation start: DOM interactive,
+DOMContentLoaded, load, and the moment htmx's websocket is open (from then on the phone shows
+and sends everything).
 
 Two runs: loopback as is, and a "venue Wi-Fi phone" (CDP: 4x CPU slowdown, 20 ms latency,
 20 Mbit/s down, 5 up). Also says what gzip would make of each text response.
@@ -34,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import HttpPool, Run, ServerProcess  # also puts the repository on sys.path
 
-from app.web.wsprotocol import LEVEL, MEM_LEVEL, MIN_DEFLATE_BYTES, WINDOW_BITS
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
 PHONE = {
@@ -56,15 +56,18 @@ document.addEventListener("htmx:wsOpen", function () {
 """
 
 
-def deflated_size(text: str) -> int:
-    """What the frame costs as the server sends it (app/web/wsprotocol.py): under
-    MIN_DEFLATE_BYTES as it is, else deflated with the settings it negotiates; plus the frame
-    header."""
-    data = text.encode()
-    if len(data) >= MIN_DEFLATE_BYTES:
-        compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -WINDOW_BITS, MEM_LEVEL)
-        data = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
+def frame_size(data: bytes) -> int:
     return len(data) + (2 if len(data) < 126 else 4 if len(data) < 65536 else 10)
+
+
+def deflated_size(texts: list[str]) -> int:
+    """What the frames cost with uvicorn's permessage-deflate (12-bit window, memLevel 5, zlib's
+    default level, one stream kept for the socket's life), frame headers included."""
+    compressor = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -12, 5)
+    return sum(
+        frame_size((compressor.compress(t.encode()) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4])
+        for t in texts
+    )
 
 
 async def measure(base: str, path: str, cookie: dict[str, str], phone_wifi: bool) -> dict[str, Any]:
@@ -157,7 +160,8 @@ async def measure(base: str, path: str, cookie: dict[str, str], phone_wifi: bool
         "http_wire": sum(r["wire"] for r in rows) + sum(handshake),  # + the 101 response
         "ws_frames": len(frames),
         "ws_text": sum(len(f.encode()) for f in frames),
-        "ws_deflated": sum(deflated_size(f) for f in frames),
+        "ws_deflated": deflated_size(frames),
+        "ws_plain": sum(frame_size(f.encode()) for f in frames),
         "timing_ms": timing,
         "wall_s": wall,
     }
@@ -180,14 +184,16 @@ def report(results: list[dict[str, Any]]) -> str:
         out.append(f"| {row['url']} | {row['status']} | {row['wire']} | {row['encoding']} | {gz} |")
     out.append("")
     out.append(
-        "| profile | HTTP on the wire | + websocket welcome (as sent ≈) | total | "
-        "DOM interactive | DOMContentLoaded | load | websocket open | verdict |"
+        "| profile | HTTP on the wire | + websocket welcome (deflated ≈) | total | total, "
+        "welcome not deflated | DOM interactive | DOMContentLoaded | load | websocket open | "
+        "verdict |"
     )
-    out.append("|---|---|---|---|---|---|---|---|---|")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         total = r["http_wire"] + r["ws_deflated"]
+        plain = r["http_wire"] + r["ws_plain"]
         t = r["timing_ms"]
-        ok_bytes = total < BUDGET_BYTES
+        ok_bytes = max(total, plain) < BUDGET_BYTES
         ok_time = (t["ws_open"] or 1e9) < BUDGET_SECONDS * 1000
         verdict = ("bytes ok" if ok_bytes else "bytes OVER") + (
             ", time ok" if ok_time else ", time OVER"
@@ -195,8 +201,8 @@ def report(results: list[dict[str, Any]]) -> str:
         out.append(
             f"| {r['profile']} | {r['http_wire'] / 1024:.1f} KB | {r['ws_deflated'] / 1024:.1f} KB "
             f"({r['ws_text'] / 1024:.1f} KB text, {r['ws_frames']} frames) | "
-            f"{total / 1024:.1f} KB | {t['interactive']:.0f} ms | {t['dcl']:.0f} ms | "
-            f"{t['load']:.0f} ms | {t['ws_open']:.0f} ms | {verdict} |"
+            f"{total / 1024:.1f} KB | {plain / 1024:.1f} KB | {t['interactive']:.0f} ms | "
+            f"{t['dcl']:.0f} ms | {t['load']:.0f} ms | {t['ws_open']:.0f} ms | {verdict} |"
         )
     gz_total = sum(
         (row["gzipped_body"] or row["wire"]) + (300 if row["gzipped_body"] else 0)

@@ -1,5 +1,6 @@
-"""Games from before the dice generator was keyed (G-TURN-3), as an older server exported them:
-format 1, the seed a number, the state's generator splitmix64 started from that number."""
+"""Games from before the dice generator was keyed (G-TURN-3): as an older server exported them
+(format 1, the seed a number, the state's generator splitmix64 started from that number), and as
+a server that kept them through the upgrade holds them."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.backup import FORMAT, import_game
+from app.backup import FORMAT
 from app.content import load_catalogue
+from app.db.models import Game, stored_state
 from app.rules import new_game, rng
 from app.service.games import JOIN_ALPHABET, token_hash
 
@@ -46,6 +48,21 @@ def old_export(scenario: str = "skirmish", seed: int = 12345) -> dict[str, Any]:
 async def legacy_game(
     factory: async_sessionmaker[AsyncSession], scenario: str = "skirmish", seed: int = 12345
 ) -> uuid.UUID:
-    """Such a game, brought onto this server the way a GM would: by importing its export."""
-    game_id, _ = await import_game(factory, old_export(scenario, seed))
-    return uuid.UUID(game_id)
+    """Such a game, as a server that kept it through the upgrade (migration 0003) holds it. An
+    import no longer brings one in: its dice could be worked out (issue 31)."""
+    game = old_export(scenario, seed)["game"]
+    rest, cards = stored_state(game["state"])
+    game_id = uuid.UUID(game["id"])
+    async with factory() as session, session.begin():
+        session.add(
+            Game(
+                id=game_id,
+                join_code=game["join_code"],
+                scenario=scenario,
+                seed=rng.legacy(seed),
+                state=rest,
+                cards=cards,
+                gm_token_hash=game["gm_token_hash"],
+            )
+        )
+    return game_id

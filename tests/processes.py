@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
+from websockets.client import ClientProtocol
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,3 +95,21 @@ class Server:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def unread_websocket(
+    port: int, path: str, source: str = "127.0.0.1"
+) -> tuple[socket.socket, ClientProtocol]:
+    """A websocket to a server on loopback, on a bare socket with a tiny receive window, so the
+    client can leave what the server sends unread. `source` is the client's address."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    client = ClientProtocol(parse_uri(f"ws://127.0.0.1:{port}{path}"))
+    client.send_request(client.connect())
+    sock.sendall(b"".join(client.data_to_send()))
+    sock.settimeout(10)
+    while not any(isinstance(event, Response) for event in client.events_received()):
+        client.receive_data(sock.recv(65536))
+    return sock, client

@@ -1,8 +1,13 @@
 """The `bridgecrew` command prints where to point the GM's laptop, the projector and the phones."""
 
+import asyncio
 import ipaddress
+import json
+import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -65,3 +70,92 @@ def test_help_lists_the_commands() -> None:
     assert result.exit_code == 0
     for command in ("serve", "db", "demo"):
         assert command in result.output
+
+
+def _exported_demo(tmp_path: Path) -> dict[str, Any]:
+    """The demo game's export with one seat taken, as a file to import under a new id."""
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["demo"]).output
+    code = next(line.split("/join/")[1].strip() for line in shown.splitlines() if "/join/" in line)
+    out = tmp_path / "demo.json"
+    assert runner.invoke(cli, ["export", code, "--out", str(out)]).exit_code == 0
+    data: dict[str, Any] = json.loads(out.read_text())
+    data["game"]["id"] = str(uuid.uuid4())
+    data["seats"] = [
+        {
+            "id": str(uuid.uuid4()),
+            "token_hash": "0" * 64,
+            "ship": "kestrel",
+            "station": "pilot",
+            "name": "Ana",
+            "created_at": data["game"]["created_at"],
+            "revoked_at": None,
+        }
+    ]
+    data["game"]["state"]["ships"]["kestrel"]["stations"]["pilot"]["crew"] = {
+        "seat": data["seats"][0]["id"],
+        "name": "Ana",
+        "character": None,
+    }
+    return data
+
+
+def test_import_prints_a_fresh_gm_link_and_the_join_code(server_env: None, tmp_path: Path) -> None:
+    """Issue 31: the file's tokens open nothing here; the GM is shown the new link once."""
+    data = _exported_demo(tmp_path)
+    file = tmp_path / "game.json"
+    file.write_text(json.dumps(data))
+    result = CliRunner().invoke(cli, ["import", str(file)])
+    assert result.exit_code == 0, result.output
+    game_id = data["game"]["id"]
+    assert f"Imported game {game_id}; join code " in result.output
+    link = re.search(rf"http://127\.0\.0\.1:8000/gm/{game_id}\?token=(\S+)", result.output)
+    assert link is not None
+    assert re.search(r"http://127\.0\.0\.1:8000/join/[A-Z0-9]{6}", result.output)
+    assert "1 seat was freed: their players join again with the code." in result.output
+    assert _opens_as_gm(game_id, link.group(1))
+
+
+def _opens_as_gm(game_id: str, token: str) -> bool:
+    from app.db.session import create_engine, create_session_factory
+    from app.service import is_gm_token
+
+    async def ask() -> bool:
+        engine = create_engine(get_settings().database_url or "")
+        try:
+            return await is_gm_token(create_session_factory(engine), game_id, token)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(ask())
+
+
+def test_import_keeps_tokens_only_when_asked(server_env: None, tmp_path: Path) -> None:
+    data = _exported_demo(tmp_path)
+    file = tmp_path / "game.json"
+    file.write_text(json.dumps(data))
+    result = CliRunner().invoke(cli, ["import", "--keep-tokens", str(file)])
+    assert result.exit_code == 0, result.output
+    assert "Tokens kept: the GM link and the phones' seats work as before." in result.output
+    assert "?token=" not in result.output and "freed" not in result.output
+
+
+def test_a_bad_file_is_refused_with_a_sentence_not_a_traceback(
+    server_env: None, tmp_path: Path
+) -> None:
+    data = _exported_demo(tmp_path)
+    del data["game"]["state"]["ships"]["kestrel"]["stations"]
+    file = tmp_path / "game.json"
+    file.write_text(json.dumps(data))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["import", str(file)])
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)  # typer's exit, not an exception's traceback
+    assert "error: The export's ship 'kestrel' has no stations; nothing was imported." in (
+        result.output
+    )
+    del data["game"]
+    file.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["import", str(file)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "error: The export has no 'game' section." in result.output

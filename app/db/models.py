@@ -130,6 +130,9 @@ class Seat(Base):
     station: Mapped[str]
     name: Mapped[str]
     character: Mapped[str | None]
+    # The client address the seat was taken from (a /64 for IPv6): seats are limited per address
+    # and game, and the GM can free every seat one address holds. None for seats from before.
+    taken_from: Mapped[str | None]
     created_at: Mapped[datetime] = _created_at()
     last_seen_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]

@@ -1,14 +1,18 @@
 """Bridge Crew's rules engine: pure, deterministic, standard library only.
 
 Everything outside talks to it through `apply`, `new_game`, `parse_command` and the view functions.
+The core (core/) runs the game; the switchable modules (modules/) plug into its hooks; content/
+reads and checks scenario files.
 """
 
-from .commands import COMMANDS, Actor, Command, parse_command
-from .engine import apply
-from .errors import RulesError
-from .state import new_game
-from .timing import deadlines
-from .views import display_view, event_view, gm_view, shared_view, station_view
+from . import modules as modules  # plugs the switchable modules into the core's hooks
+from .core import commands, rng
+from .core.commands import COMMANDS, Actor, Command, parse_command
+from .core.engine import apply
+from .core.errors import RulesError
+from .core.state import new_game
+from .core.timing import deadlines
+from .core.views import display_view, event_view, gm_view, shared_view, station_view
 
 __all__ = [
     "COMMANDS",
@@ -16,12 +20,14 @@ __all__ = [
     "Command",
     "RulesError",
     "apply",
+    "commands",
     "deadlines",
     "display_view",
     "event_view",
     "gm_view",
     "new_game",
     "parse_command",
+    "rng",
     "shared_view",
     "station_view",
 ]

@@ -7,7 +7,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .commands import (
+from .content import band_index
+from .core.commands import (
     Actor,
     AllocateDamage,
     CloseOrders,
@@ -19,11 +20,11 @@ from .commands import (
     StartTurn,
     SubmitOrder,
 )
-from .content import band_index
-from .engine import apply
-from .errors import RulesError
-from .phases import ACTIONS, actions_for
-from .state import (
+from .core.engine import apply
+from .core.errors import RulesError
+from .core.hooks import HOOKS, can_fire
+from .core.phases import ACTIONS, actions_for
+from .core.state import (
     State,
     card_of,
     distance,
@@ -33,8 +34,6 @@ from .state import (
     range_band,
     station_key,
 )
-from .weapons import can_fire
-from .zones import pick_destination
 
 
 def propose(
@@ -61,7 +60,8 @@ def propose(
         if action == "manoeuvre":
             reach = params.get("value") or sum(card_of(state, c)["value"] for c in params["cards"])
             if "zone" in ship:
-                params["zone"] = pick_destination(state, ship, reach, rng)
+                picked = [pick(state, ship, reach, rng) for pick in HOOKS.pick_zone]
+                params["zone"] = next((zone for zone in picked if zone), None)
                 if params["zone"] is None:
                     continue
             else:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from app.rules import RulesError
 
 # HTTP status per error code; anything not listed is the caller's mistake, 400.
@@ -34,20 +37,23 @@ CONFLICT = frozenset(
 
 
 class ServiceError(Exception):
-    """A refused request. Nothing was stored when it is raised."""
+    """A refused request. Nothing was stored when it is raised. The rules engine's refusals
+    carry its message (an id and parameters), which the web layer words for the reader."""
 
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str | Mapping[str, Any], status: int | None = None
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.status = status or status_for(code)
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message}
 
     @classmethod
     def from_rules(cls, error: RulesError) -> ServiceError:
-        return cls(error.code, error.message)
+        return cls(error.code, error.words)
 
 
 def status_for(code: str) -> int:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.db.models import Event
 from app.db.session import autocommit
-from app.rules.report import build_report
+from app.rules.core.report import build_report
 
 from .commands import SessionFactory, Viewer, game_key
 from .errors import ServiceError

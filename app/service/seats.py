@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
-from app.rules.state import seat_station
+from app.rules.core.state import seat_station
 
 from .commands import NOTIFY_CHANNEL, SessionFactory, Writing, game_key, writing
 from .errors import ServiceError
@@ -37,6 +37,7 @@ class SeatInfo:
     station: str
     name: str
     character: str | None
+    taken_from: str | None = None  # the client address it was taken from (None: from before)
 
     @property
     def viewer(self) -> tuple[str, str]:
@@ -153,7 +154,9 @@ async def _tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
 
 
 def _info(seat: Seat) -> SeatInfo:
-    return SeatInfo(seat.id, seat.game_id, seat.ship, seat.station, seat.name, seat.character)
+    return SeatInfo(
+        seat.id, seat.game_id, seat.ship, seat.station, seat.name, seat.character, seat.taken_from
+    )
 
 
 PHONE_TOKENS = 8  # seat tokens one phone's joins can map to in a game: one per seat it left
@@ -207,12 +210,19 @@ async def create_seat(
     character: str | None = None,
     *,
     phone_tokens: Sequence[str] = (),
+    taken_from: str | None = None,
+    per_address: int | None = None,
 ) -> tuple[uuid.UUID, str]:
     """Man a station: (seat_id, seat_token). The token is shown once; we keep only its hash.
 
     With `phone_tokens` (`phone_seat_tokens`), the seat gets the first of them that no seat has
-    had yet; and if one of them already opens a live seat of this game, that seat is the answer
-    and nothing changes: the phone asked again for a seat it was given."""
+    had yet. A phone holds one seat per game: if one of its tokens already opens a live seat of
+    this game, that seat is the answer and nothing changes (the phone asked again for a seat it
+    was given, whichever station it asks for now: a lost answer's retry looks the same).
+
+    `taken_from` is the caller's address, kept with the seat; with `per_address`, a join from an
+    address that already holds that many live seats of the game is refused. Both are counted
+    under the game's lock, so joins sent at once cannot all slip under the limit."""
     token = secrets.token_urlsafe(32)
     seat_id = uuid.uuid4()
     key = game_key(game_id)
@@ -224,6 +234,8 @@ async def create_seat(
             if held is not None:
                 return taken[held].id, held
             token = next((t for t in phone_tokens if t not in taken), token)
+        if taken_from is not None and per_address is not None:
+            await _check_address(session, key, taken_from, per_address)
         # The engine refuses a manned station, so any seat row still claiming this one is left
         # over from a GM's UnseatCrew: end it, or the unique index would refuse the new seat.
         await game.apply(
@@ -252,11 +264,29 @@ async def create_seat(
                 station=station,
                 name=name.strip(),
                 character=character,
+                taken_from=taken_from,
             )
         )
     if ended:
         seats_ended(key)
     return seat_id, token
+
+
+async def _check_address(
+    session: AsyncSession, game_id: uuid.UUID, taken_from: str, per_address: int
+) -> None:
+    held = await session.scalar(
+        select(func.count())
+        .select_from(Seat)
+        .where(Seat.game_id == game_id, Seat.taken_from == taken_from, Seat.revoked_at.is_(None))
+    )
+    if (held or 0) >= per_address:
+        raise ServiceError(
+            "SEATS_PER_ADDRESS",
+            f"Your network address already holds {held} stations of this game, the most one "
+            "address may hold. Ask the GM to free the stations nobody uses.",
+            409,
+        )
 
 
 async def revoke_seat(
@@ -273,12 +303,42 @@ async def revoke_seat(
         )
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
-        seat.revoked_at = datetime.now(UTC)
-        await _tell_seats_ended(game.session, key)
-        await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
-        await realign(game)  # a move queued for that station happened (M-SEATS-1)
+        await end_seats(game, [seat])
     seats_ended(key)
     return game.version
+
+
+async def free_address(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, taken_from: str
+) -> int:
+    """The GM frees every seat of the game taken from one address (a stranger who took the
+    stations), in one transaction: each seat ends as `revoke_seat` ends one. Returns how many."""
+    key = game_key(game_id)
+    async with writing(session_factory, key) as game:
+        seats = (
+            await game.session.scalars(
+                select(Seat)
+                .where(
+                    Seat.game_id == key, Seat.taken_from == taken_from, Seat.revoked_at.is_(None)
+                )
+                .order_by(Seat.created_at)
+            )
+        ).all()
+        if not seats:
+            raise ServiceError("NO_SUCH_SEAT", "No seat of this game is held from that address.")
+        await end_seats(game, seats)
+    seats_ended(key)
+    return len(seats)
+
+
+async def end_seats(game: Writing, seats: Sequence[Seat]) -> None:
+    """Seats' tokens stop working and their crews are unseated, in the caller's transaction."""
+    for seat in seats:
+        seat.revoked_at = datetime.now(UTC)
+    await _tell_seats_ended(game.session, game.game_id)
+    for seat in seats:
+        await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
+    await realign(game)  # a move queued for those stations happened (M-SEATS-1)
 
 
 async def free_seat(

@@ -12,7 +12,7 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlalchemy import text
 
@@ -22,7 +22,10 @@ from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
+from app.web.join import seat_address
+from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
+from app.web.words import request_words, with_text
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -240,11 +243,19 @@ async def get_game(game_id: GameId, session_factory: SessionFactoryDep) -> GameS
 
 @router.post("/games/{game_id}/seats", status_code=201)
 async def create_seat(
-    game_id: GameId, body: NewSeat, session_factory: SessionFactoryDep
+    request: Request, game_id: GameId, body: NewSeat, session_factory: SessionFactoryDep
 ) -> SeatCreated:
-    """Man a free station, as the join page does. Anyone who knows the game may join."""
+    """Man a free station, as the join page does. Anyone who knows the game may join; one client
+    address holds a limited number of a game's seats (409 SEATS_PER_ADDRESS past it)."""
     seat_id, token = await service.create_seat(
-        session_factory, game_id, body.ship, body.station, body.name, body.character
+        session_factory,
+        game_id,
+        body.ship,
+        body.station,
+        body.name,
+        body.character,
+        taken_from=seat_address(request.scope),
+        per_address=request.app.state.settings.seats_per_address,
     )
     return SeatCreated(seat_id=seat_id, seat_token=token)
 
@@ -262,13 +273,18 @@ async def free_seat(
     return VersionOut(version=version)
 
 
-@router.get("/games/{game_id}/view")
+@router.get("/games/{game_id}/view", response_model=ViewOut)
 async def get_view(
     game_id: GameId, caller: ApiCaller, session_factory: SessionFactoryDep
-) -> ViewOut:
+) -> Response:
     """The caller's view: a seat's station view, the GM's view, or (no token) the projector's."""
-    version, view = await service.current_view(session_factory, game_id, caller.viewer)
-    return ViewOut(version=version, view=view)
+    version, view = await read_view(session_factory, game_id, caller.viewer)
+    return await off_loop(view_answer, version, view)
+
+
+def view_answer(version: int, view: dict[str, Any]) -> Response:
+    """ViewOut as JSON, encoded here rather than by FastAPI: it is as large as the view."""
+    return JSONResponse({"version": version, "view": view})
 
 
 @router.post(
@@ -276,7 +292,11 @@ async def get_view(
     description="Apply one command. The kinds:\n\n" + command_reference(),
 )
 async def post_command(
-    game_id: GameId, body: CommandRequest, caller: ApiCaller, session_factory: SessionFactoryDep
+    request: Request,
+    game_id: GameId,
+    body: CommandRequest,
+    caller: ApiCaller,
+    session_factory: SessionFactoryDep,
 ) -> CommandApplied:
     data = body.model_dump(exclude={"command_id", "expected_version"})
     if caller.role == "seat" and caller.seat is not None:
@@ -289,11 +309,13 @@ async def post_command(
         command_id=body.command_id,
         expected_version=body.expected_version,
     )
-    return CommandApplied(version=result.version, events=result.visible_events(caller.viewer))
+    events = with_text(result.visible_events(caller.viewer), request_words(request.scope))
+    return CommandApplied(version=result.version, events=events)
 
 
 @router.get("/games/{game_id}/events")
 async def get_events(
+    request: Request,
     game_id: GameId,
     caller: ApiCaller,
     session_factory: SessionFactoryDep,
@@ -301,11 +323,12 @@ async def get_events(
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> EventsOut:
     """Events after version `after`, oldest first, as the caller may see them; each carries its
-    `version` and `seq`. Resume with after=<the last version seen>."""
+    `version` and `seq`, its message (`words`: an id and parameters) and its sentence in the
+    request's language (`text`). Resume with after=<the last version seen>."""
     version, events = await service.events_after(
         session_factory, game_id, after, caller.viewer, limit
     )
-    return EventsOut(version=version, events=events)
+    return EventsOut(version=version, events=with_text(events, request_words(request.scope)))
 
 
 @health.get("/healthz", responses={503: {"description": "The database does not answer"}})

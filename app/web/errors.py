@@ -7,8 +7,9 @@ a browser tab tells a player nothing, and the outage page reloads by itself.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -22,7 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import gettext
 from app.service import ServiceError
+from app.settings import Settings
 from app.web.render import render_template
+from app.web.words import request_words, say
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +52,14 @@ def wants_page(scope: Scope) -> bool:
     return "text/html" in headers.get("accept", "") and "hx-request" not in headers
 
 
-def refusal(scope: Scope, status: int, code: str, message: str, **headers: str) -> Response:
-    """The refusal as a page for a person's browser (`wants_page`), else as `{code, message}`.
-    A 503 page says the server is reconnecting and reloads itself until it answers again."""
+def refusal(
+    scope: Scope, status: int, code: str, message: str | Mapping[str, Any], **headers: str
+) -> Response:
+    """The refusal as a page for a person's browser (`wants_page`), else as `{code, message}`,
+    the message in the request's language. A 503 page says the server is reconnecting and
+    reloads itself until it answers again."""
     if not wants_page(scope):
-        return error(status, code, message, **headers)
+        return error(status, code, say(message, request_words(scope)), **headers)
     if status == 503:
         html = render_template("unavailable.html", retry=RETRY_SECONDS, csrf="")
     else:
@@ -129,17 +135,19 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413, whether announced or streamed."""
+    """Refuse request bodies over `max_body_bytes` with 413, whether announced or streamed, and
+    bodies still arriving `body_timeout_s` after the route first asked for them with 408."""
 
-    def __init__(self, app: ASGIApp, max_bytes: Callable[[], int]) -> None:
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings]) -> None:
         self.app = app
-        self.max_bytes = max_bytes
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.max_bytes()
+        limit = self.settings().max_body_bytes
+        timeout = self.settings().body_timeout_s
         declared = dict(scope["headers"]).get(b"content-length")
         # bytes.isdigit() is ASCII only; the length check spares int() a 5000-digit number.
         if (
@@ -150,12 +158,25 @@ class BodyLimit:
             await _too_large(scope, limit)(scope, receive, send)
             return
         seen = 0
+        deadline: float | None = None
+        whole = False  # the body has all come: later reads wait for the client to leave
         started = False
 
         async def counted_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, deadline, whole
+            if whole:
+                return await receive()
+            if deadline is None:
+                deadline = asyncio.get_running_loop().time() + timeout
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise HTTPException(
+                    408, too_slow_message(timeout), {"Connection": "close"}
+                ) from None
             seen += len(message.get("body", b""))
+            whole = message["type"] != "http.request" or not message.get("more_body", False)
             if seen > limit:  # FastAPI passes HTTPException on while it reads the body
                 raise HTTPException(413, too_large_message(limit))
             return message
@@ -168,9 +189,12 @@ class BodyLimit:
         try:
             await self.app(scope, counted_receive, watched_send)
         except HTTPException as exc:  # raised outside FastAPI's routes (nothing else reads bodies)
-            if started or exc.status_code != 413:
+            if started or exc.status_code not in (408, 413):
                 raise
-            await _too_large(scope, limit)(scope, receive, send)
+            refused = (
+                _too_large(scope, limit) if exc.status_code == 413 else _too_slow(scope, timeout)
+            )
+            await refused(scope, receive, send)
 
 
 def bad_value(exc: Exception) -> bool:
@@ -188,3 +212,11 @@ def too_large_message(limit: int) -> str:
 
 def _too_large(scope: Scope, limit: int) -> Response:
     return refusal(scope, 413, "TOO_LARGE", too_large_message(limit))
+
+
+def too_slow_message(timeout: float) -> str:
+    return f"A request's body must arrive within {timeout:g} s."
+
+
+def _too_slow(scope: Scope, timeout: float) -> Response:
+    return refusal(scope, 408, "REQUEST_TIMEOUT", too_slow_message(timeout), Connection="close")

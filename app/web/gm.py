@@ -6,6 +6,7 @@ turns the strings into what `parse_command` expects, using the command classes' 
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import random
 import types
@@ -22,25 +23,36 @@ from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
-from app.rules.tactic import npc_order
+from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,
-    current_view,
     free_seat,
     game_info,
     is_gm_token,
     load_state,
     seats_of,
-    view_for,
 )
 from app.service.commands import command_fields, game_key
-from app.service.seats import seen_recently
+from app.service.games import games_held
+from app.service.seats import free_address, seen_recently
 
-from .fields import decimal_number, is_whole_number, plain_form_text, whole_number
+from .fields import decimal_number, is_whole_number, whole_number
 from .join import join_qr
-from .render import render_page, render_push, render_template
-from .screen import CsrfChecked, act, csrf_token, error_page, page, set_cookie, toast
+from .reading import read_view
+from .render import render_template
+from .screen import (
+    CsrfChecked,
+    act,
+    csrf_token,
+    error_page,
+    form_command,
+    page,
+    panels,
+    screen_page,
+    set_cookie,
+    toast,
+)
 
 router = APIRouter(tags=["gm"])
 
@@ -71,15 +83,27 @@ GmOnly = Annotated[None, Depends(gm_only)]
 
 
 @router.get("/gm", response_class=HTMLResponse)
-async def lobby(request: Request) -> Response:
+async def lobby(request: Request, session_factory: SessionFactoryDep) -> Response:
+    return await lobby_page(request, session_factory)
+
+
+async def lobby_page(
+    request: Request, session_factory: SessionFactoryDep, error: ServiceError | None = None
+) -> HTMLResponse:
+    """The lobby, with the reason the last game could not be made if it could not."""
     token = csrf_token(request)
     scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
-    return page(
-        render_template(
-            "gm_lobby.html", scenarios=scenarios, modules=MODULES, csrf=token, error=None
-        ),
-        token,
+    html = render_template(
+        "gm_lobby.html",
+        scenarios=scenarios,
+        modules=MODULES,
+        csrf=token,
+        error=error.message if error else None,
+        error_code=error.code if error else None,
+        games_held=await games_held(session_factory),
+        expiry=request.app.state.settings,
     )
+    return page(html, token, error.status if error else 200)
 
 
 @router.post("/gm")
@@ -98,20 +122,7 @@ async def new_game(
             session_factory, scenario, chosen, switched_on, modules_off=switched_off
         )
     except ServiceError as error:
-        token = csrf_token(request)
-        scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
-        return page(
-            render_template(
-                "gm_lobby.html",
-                scenarios=scenarios,
-                modules=MODULES,
-                csrf=token,
-                error=error.message,
-                error_code=error.code,
-            ),
-            token,
-            error.status,
-        )
+        return await lobby_page(request, session_factory, error)
     response = RedirectResponse(f"/gm/{game_id}", status_code=303)
     set_cookie(response, gm_cookie(game_id), gm_token)
     return response
@@ -150,22 +161,15 @@ async def dashboard(
             return response
         await gm_only(request, key, session_factory)
         info = await game_info(session_factory, key)
-        version, view = await current_view(session_factory, key, "gm")
+        version, view = await read_view(session_factory, key, "gm")
     except ServiceError as error:
         return error_page(request, error)
-    csrf = csrf_token(request)
-    qr = join_qr(request, info.join_code)
-    heartbeat = request.app.state.heartbeat_s
-    html = render_page(
-        "gm", view, game_id=str(key), csrf=csrf, version=version, heartbeat_s=heartbeat, **qr
-    )
-    return page(html, csrf)
+    return await screen_page(request, "gm", key, version, view, **join_qr(request, info.join_code))
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
 async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
-    version, view = await current_view(session_factory, game_id, "gm")
-    return HTMLResponse(render_push("gm", view, version), headers={"Cache-Control": "no-store"})
+    return await panels("gm", *await read_view(session_factory, game_id, "gm"))
 
 
 @router.post("/gm/{game_id}/command", response_class=HTMLResponse)
@@ -176,21 +180,8 @@ async def gm_command(
     gm: GmOnly,
     csrf: CsrfChecked,
 ) -> Response:
-    form = await request.form()
-    try:
-        data = command_from_form(form)
-        plain_form_text(data)
-    except ServiceError as error:
-        return toast(error)
-    command_id = str(form.get("command_id") or "")
-    return await act(
-        session_factory,
-        game_id,
-        data,
-        Actor.gm(),
-        "gm",
-        "gm",
-        f"gm:{command_id}" if command_id else None,
+    return await form_command(
+        request, session_factory, game_id, Actor.gm(), command_from_form, "gm"
     )
 
 
@@ -237,22 +228,20 @@ async def _order_waiting_npcs(
     game_id: uuid.UUID,
     choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
 ) -> Response:
-    version, state = await load_state(session_factory, game_id)
+    _, state = await load_state(session_factory, game_id)
     waiting = [
         (ship, station)
         for ship, station, actor in stations_to_order(state)
         if actor.is_gm and state["phase"] == "orders"
     ]
-    response: Response = HTMLResponse(render_push("gm", view_for(state, "gm"), version))
     for ship_id, station_id in waiting:
         data = choose(state, ship_id, station_id)
-        answer = await act(session_factory, game_id, data, Actor.gm(), "gm", "gm", None)
+        answer = await act(session_factory, game_id, data, Actor.gm(), None)
         if answer.status_code == 409:
             break  # the last order revealed the turn: the rest need no order any more
-        response = answer
         if answer.status_code >= 400:
-            break
-    return response
+            return answer
+    return Response(status_code=204)
 
 
 # --- Seats ----------------------------------------------------------------------------------------
@@ -269,12 +258,18 @@ async def _connected(session_factory: Any, request: Request, game_id: uuid.UUID)
 
 
 async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUID) -> str:
-    _, view = await current_view(session_factory, game_id, "gm")
+    _, view = await read_view(session_factory, game_id, "gm")
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
     connected = await _connected(session_factory, request, game_id)
     characters = {ch["id"]: ch["name"] for ch in view["characters"]}
+    held_from = collections.Counter(s.taken_from for s in seats.values() if s.taken_from)
     return render_template(
-        "_gm_seats.html", view=view, seats=seats, connected=connected, characters=characters
+        "_gm_seats.html",
+        view=view,
+        seats=seats,
+        connected=connected,
+        characters=characters,
+        held_from=held_from,
     )
 
 
@@ -299,6 +294,24 @@ async def free(
     anyone can join it with the code."""
     try:
         await free_seat(session_factory, game_id, ship, station)
+    except ServiceError as error:
+        return toast(error)
+    return HTMLResponse(await _seats_panel(session_factory, request, game_id))
+
+
+@router.post("/gm/{game_id}/seats/free-address", response_class=HTMLResponse)
+async def free_from_address(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    csrf: CsrfChecked,
+    address: Annotated[str, Form(max_length=100)],
+) -> Response:
+    """Free every station one client address holds (a stranger who took them all): each seat
+    ends as Free ends one."""
+    try:
+        await free_address(session_factory, game_id, address)
     except ServiceError as error:
         return toast(error)
     return HTMLResponse(await _seats_panel(session_factory, request, game_id))

@@ -6,6 +6,7 @@ reload, a phone that slept or a restarted server brings the player straight back
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 import secrets
@@ -13,6 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup
 
 from app.content import load_catalogue
 from app.deps import SessionFactoryDep, seat_cookie
@@ -29,11 +31,11 @@ from app.service import (
     seat_by_token,
 )
 from app.service.games import JOIN_ALPHABET
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 
 from .errors import refusal
 from .fields import checked_name
-from .limits import JoinLookups
+from .limits import JoinLookups, client_address
 from .render import render_template
 from .screen import CsrfChecked, csrf_token, page, set_cookie
 from .templating import qr_svg
@@ -72,7 +74,14 @@ def _is_loopback(host: str) -> bool:
 
 def join_qr(request: Request, code: str) -> dict[str, Any]:
     url = join_url(request, code)
-    return {"join_code": code, "join_url": url, "join_qr": qr_svg(url)}
+    return {"join_code": code, "join_url": url, "join_qr": drawn_qr(url)}
+
+
+@functools.lru_cache(maxsize=256)
+def drawn_qr(url: str) -> Markup:
+    """A game's join link drawn once: drawing a QR code is far more work than the page around it,
+    and the projector's and the GM's pages are opened again and again."""
+    return qr_svg(url)
 
 
 def _choices(state: dict[str, Any]) -> dict[str, Any]:
@@ -193,11 +202,12 @@ async def join(
         if not ship or not station:
             raise ServiceError("NO_STATION", "Tap the station you will crew.")
         name = checked_name(name)  # the JSON API's rule too
-        # A phone already seated here that joins again gets a second seat, as before; one that
-        # is not gets its own tokens, so asking twice (a lost answer, a double tap, the browser
-        # sending the form again) finds the seat the first try made.
+        # A phone crews one station of a game: one seated here goes back to its station. Its
+        # own tokens make asking twice (a lost answer, a double tap, the browser sending the
+        # form again) find the seat the first try made.
         cookie = request.cookies.get(seat_cookie(game.id))
-        holding = await seat_by_token(session_factory, game.id, cookie)
+        if await seat_by_token(session_factory, game.id, cookie) is not None:
+            return RedirectResponse(f"/play/{game.id}", status_code=303)
         _seat_id, seat_token = await create_seat(
             session_factory,
             game.id,
@@ -205,7 +215,9 @@ async def join(
             station,
             name,
             character or None,
-            phone_tokens=() if holding else _phone_tokens(request, game.id),
+            phone_tokens=_phone_tokens(request, game.id),
+            taken_from=seat_address(request.scope),
+            per_address=_settings(request).seats_per_address,
         )
     except ServiceError as error:
         return await _again(request, session_factory, game, error, seat, name, character)
@@ -236,8 +248,17 @@ def _phone_tokens(request: Request, game_id: Any) -> list[str]:
     phone = _phone_key(request)
     if phone is None:
         return []
-    settings = getattr(request.app.state, "settings", None) or get_settings()
-    return phone_seat_tokens(settings.secret_key, game_id, phone)
+    return phone_seat_tokens(_settings(request).secret_key, game_id, phone)
+
+
+def _settings(request: Request) -> Settings:
+    return getattr(request.app.state, "settings", None) or get_settings()
+
+
+def seat_address(scope: Any) -> str:
+    """The address a seat is taken from, as it is kept and counted (an IPv6 address by its /64,
+    as the rate limits count it)."""
+    return client_address(scope).removeprefix("address:")
 
 
 async def _again(

@@ -1,6 +1,7 @@
 """How much one caller may ask of the server: commands per second per seat or GM token (or per
-address for everyone else), unknown join codes per address, and the size and pace of websocket
-frames. In memory, per process: a restart forgives everyone.
+address for everyone else), unknown join codes per address, open websockets per address, and the
+size and pace of websocket frames. The figures are the settings' (app.settings); the counts are
+in memory, per process: a restart forgives everyone.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import hashlib
 import ipaddress
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from sqlalchemy.exc import DBAPIError
 from starlette.datastructures import Headers
@@ -18,33 +19,15 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.service.seats import token_owner
+from app.settings import Settings
 from app.web.errors import refusal
 from app.web.security import UNSAFE_METHODS
 
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Rates are per second; a burst is how many may come at once after a quiet spell."""
-
-    # A player taps a few times a second at most; a script gone wrong taps thousands of times.
-    command_rate: float = 10.0
-    command_burst: int = 20
-    # Callers without a token (creating games, joining): per address. Generous, because a whole
-    # venue may reach the server through one address.
-    anonymous_rate: float = 5.0
-    anonymous_burst: int = 40
-    # Unknown join codes per address: what guessing codes makes. A right code never counts, so
-    # a phone scanning again gets in at once; a room of players mistyping now and then stays
-    # well below this.
-    join_miss_rate: float = 0.2
-    join_miss_burst: int = 30
-    # Clients say nothing over a websocket; anything more than a trickle is a fault or an attack.
-    frame_rate: float = 20.0
-    frame_burst: int = 60
-    frame_bytes: int = 64 * 1024
+# A 4xxx code: htmx-ext-ws reconnects only after 1006/1011/1012/1013, and the screens' script
+# (static/js/app.js) waits for the player rather than reloading, so a refused socket stays shut.
+CLOSE_TOO_MANY_SOCKETS = 4429
 
 
 class TokenBuckets:
@@ -97,7 +80,11 @@ def client_address(scope: Scope) -> str:
     """The caller's address as a key. IPv6 by its /64: one phone or home holds a whole /64, and
     each of its addresses would otherwise have a fresh bucket."""
     client = scope.get("client")
-    host = client[0] if client else "?"
+    return address_key(client[0] if client else "?")
+
+
+def address_key(host: str) -> str:
+    """`client_address` for a host as the transport reports it."""
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:
@@ -143,16 +130,21 @@ async def caller_key(scope: Scope) -> tuple[str, bool]:
     return client_address(scope), False
 
 
+OWNER_FOUND = "token_owner"  # request.state's name for the look-up the route reuses (app.deps)
+
+
 async def _opens(scope: Scope, game: str, token: str) -> bool:
-    """Whether the token is a live seat's or the GM's in this game. Known tokens are answered
-    from the service's cache, so a player's commands cost no extra query."""
+    """Whether the token is a live seat's or the GM's in this game. What it found is left in the
+    request's state (game, token, owner), so the route does not look the token up again."""
     session_factory = getattr(scope["app"].state, "session_factory", None)
     if session_factory is None:
         return False
     try:
-        return await token_owner(session_factory, game, token) is not None
+        owner = await token_owner(session_factory, game, token)
     except (DBAPIError, OSError):  # the database away: the route answers 503 by itself
         return False
+    scope.setdefault("state", {})[OWNER_FOUND] = (game, token, owner)
+    return owner is not None
 
 
 class RateLimit:
@@ -161,14 +153,14 @@ class RateLimit:
     Only unsafe methods count: reading a view is cheap and phones re-read after every push.
     """
 
-    def __init__(self, app: ASGIApp, limits: Callable[[], Limits]) -> None:
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings]) -> None:
         self.app = app
-        self.limits = limits
+        self.settings = settings
         self._buckets: tuple[TokenBuckets, TokenBuckets] | None = None
 
     def buckets(self) -> tuple[TokenBuckets, TokenBuckets]:
         if self._buckets is None:  # built on first use: settings are read when the app starts
-            chosen = self.limits()
+            chosen = self.settings()
             self._buckets = (
                 TokenBuckets(chosen.command_rate, chosen.command_burst),
                 TokenBuckets(chosen.anonymous_rate, chosen.anonymous_burst),
@@ -202,13 +194,13 @@ class JoinLookups:
     its bucket, and an address with none left is refused every lookup, right codes included
     (else a 200 among the 429s would still tell a guesser which code exists)."""
 
-    def __init__(self, limits: Callable[[], Limits]) -> None:
-        self.limits = limits
+    def __init__(self, settings: Callable[[], Settings]) -> None:
+        self.settings = settings
         self._buckets: TokenBuckets | None = None
 
     def buckets(self) -> TokenBuckets:
         if self._buckets is None:  # built on first use: settings are read when the app starts
-            chosen = self.limits()
+            chosen = self.settings()
             self._buckets = TokenBuckets(chosen.join_miss_rate, chosen.join_miss_burst)
         return self._buckets
 
@@ -221,44 +213,74 @@ class JoinLookups:
 
 
 class SocketLimit:
-    """Closes a websocket whose client sends a frame over the size limit (1009) or frames
-    faster than the limit (1008), with the reason in the close frame.
+    """Caps each client address's open websockets, and closes a socket whose client sends a frame
+    over the size limit (1009) or frames faster than the limit (1008), with the reason in the
+    close frame.
 
-    uvicorn's ws_max_size refuses huge frames before they are read into memory; this is the
-    same rule for servers where that is not set, and the pace rule no server has.
+    A socket over the address's cap is accepted and closed at once with CLOSE_TOO_MANY_SOCKETS,
+    so the browser learns why instead of retrying a refused handshake. uvicorn's ws_max_size
+    refuses huge frames before they are read into memory; the size rule here is the same for
+    servers where that is not set, and the pace rule no server has.
     """
 
-    def __init__(self, app: ASGIApp, limits: Callable[[], Limits]) -> None:
+    def __init__(self, app: ASGIApp, settings: Callable[[], Settings]) -> None:
         self.app = app
-        self.limits = limits
+        self.settings = settings
+        self.open: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
-        chosen = self.limits()
-        pace = TokenBuckets(chosen.frame_rate, chosen.frame_burst)
-        closed = False
+        chosen = self.settings()
+        address = client_address(scope)
+        if self.open[address] >= chosen.sockets_per_address:
+            await refuse_socket(receive, send, chosen.sockets_per_address)
+            return
+        self.open[address] += 1
+        try:
+            await self.app(scope, *paced(receive, send, chosen))
+        finally:
+            self.open[address] -= 1
+            if self.open[address] <= 0:
+                del self.open[address]
 
-        async def guarded_send(message: Message) -> None:
-            if not closed:  # after our close, the app's late sends go nowhere
-                await send(message)
 
-        async def guarded_receive() -> Message:
-            nonlocal closed
-            message = await receive()
-            if message["type"] != "websocket.receive" or closed:
-                return message
-            text = message.get("text") or ""
-            size = len(text.encode("utf-8", "surrogatepass")) + len(message.get("bytes") or b"")
-            if size > chosen.frame_bytes:
-                code, reason = CLOSE_TOO_BIG, f"TOO_LARGE: frames over {chosen.frame_bytes} bytes"
-            elif pace.take("socket"):
-                code, reason = CLOSE_POLICY, "RATE_LIMITED: too many frames"
-            else:
-                return message
-            closed = True
-            await send({"type": "websocket.close", "code": code, "reason": reason})
-            return {"type": "websocket.disconnect", "code": code, "reason": reason}
+async def refuse_socket(receive: Receive, send: Send, per_address: int) -> None:
+    if (await receive())["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    reason = f"TOO_MANY_SOCKETS: at most {per_address} from one address"
+    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY_SOCKETS, "reason": reason})
 
-        await self.app(scope, guarded_receive, guarded_send)
+
+def paced(receive: Receive, send: Send, chosen: Settings) -> tuple[Receive, Send]:
+    """`receive` and `send` for one socket, closing it when its client breaks the frame rules."""
+    pace = TokenBuckets(chosen.ws_frame_rate, chosen.ws_frame_burst)
+    closed = False
+
+    async def guarded_send(message: Message) -> None:
+        if not closed:  # after our close, the app's late sends go nowhere
+            await send(message)
+
+    async def guarded_receive() -> Message:
+        nonlocal closed
+        message = await receive()
+        if message["type"] != "websocket.receive" or closed:
+            return message
+        text = message.get("text") or ""
+        size = len(text.encode("utf-8", "surrogatepass")) + len(message.get("bytes") or b"")
+        if size > chosen.ws_max_frame_bytes:
+            code, reason = (
+                CLOSE_TOO_BIG,
+                f"TOO_LARGE: frames over {chosen.ws_max_frame_bytes} bytes",
+            )
+        elif pace.take("socket"):
+            code, reason = CLOSE_POLICY, "RATE_LIMITED: too many frames"
+        else:
+            return message
+        closed = True
+        await send({"type": "websocket.close", "code": code, "reason": reason})
+        return {"type": "websocket.disconnect", "code": code, "reason": reason}
+
+    return guarded_receive, guarded_send

@@ -3,21 +3,43 @@
 Tokens may ride in a URL: the printed GM link (`/gm/<game>?token=`) and websockets opened by
 scripts (`/ws/station/<game>?token=`). uvicorn logs each request's path with its query string,
 in the access log for HTTP and in its error log for websockets; these filters blank the values.
+A parameter's name is judged as the server reads it, after decoding (`tok%65n`, `+`, any case),
+so no spelling of it carries a token past the filter.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote_plus
 
-# Any query parameter whose name holds "token" (token, gm_token, seat_token, ...).
-_TOKEN_PARAMETER = re.compile(r"([?&][^=&#\s\"]*token[^=&#\s\"]*=)[^&#\s\"]*", re.IGNORECASE)
+# One query parameter: its name and, after the `=`, its value.
+_PARAMETER = re.compile(r"([?&])([^=&#\s\"]*)=([^&#\s\"]*)")
 REDACTED = "[redacted]"
 LOGGERS = ("uvicorn.access", "uvicorn.error")
 
 
+def decoded_name(name: str) -> str:
+    """The name as a server reads it, decoded until nothing changes (an encoding of an encoding
+    may be decoded again by a proxy or a script), in lower case."""
+    for _ in range(5):
+        plain = unquote_plus(name)
+        if plain == name:
+            break
+        name = plain
+    return name.casefold()
+
+
 def redact(text: str) -> str:
-    return _TOKEN_PARAMETER.sub(lambda found: found.group(1) + REDACTED, text)
+    """`text` with the value of every query parameter whose name holds "token" (token,
+    gm_token, seat_token, ...) blanked."""
+
+    def blank(found: re.Match[str]) -> str:
+        if "token" not in decoded_name(found.group(2)):
+            return found.group(0)
+        return f"{found.group(1)}{found.group(2)}={REDACTED}"
+
+    return _PARAMETER.sub(blank, text)
 
 
 class RedactTokens(logging.Filter):

@@ -7,7 +7,7 @@ use only their inputs from `view`, and `oob`: the hub renders them with no reque
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from jinja2_fragments import render_blocks
@@ -80,7 +80,9 @@ def render_template(name: str, **context: Any) -> str:
         return environment_for(locale).get_template(name).render(**context, **words)
 
 
-def render_toast(message: str, code: str = "", kind: Literal["error", "ok"] = "error") -> str:
+def render_toast(
+    message: str | Mapping[str, Any], code: str = "", kind: Literal["error", "ok"] = "error"
+) -> str:
     """A message for the player as an out-of-band swap of #toast."""
     locale = requested.get()
     with rendering(locale) as words:

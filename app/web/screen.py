@@ -1,5 +1,9 @@
-"""What the HTML routers share: the CSRF double submit, cookies, and answering an action with the
-re-rendered panels or a toast carrying the server's {code, message}.
+"""What the HTML routers share: the CSRF double submit, cookies, a screen's page and its panels,
+and running a form's command.
+
+An action's answer carries only what the screen's socket does not: nothing when the command was
+applied (204: the socket pushes the panels it changed, to this screen as to every other), or
+the refusal as a toast with the server's {code, message}.
 """
 
 from __future__ import annotations
@@ -7,16 +11,19 @@ from __future__ import annotations
 import hmac
 import secrets
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.rules import Actor
-from app.service import ServiceError, Viewer, run_command, view_for
+from app.service import ServiceError, run_command
 from app.service.commands import SessionFactory
 
-from .render import render_push, render_template, render_toast
+from .fields import plain_form_text
+from .reading import off_loop
+from .render import Audience, render_page, render_push, render_template, render_toast
 
 CSRF_COOKIE = "bc_csrf"
 CSRF_HEADER = "x-csrf-token"
@@ -71,21 +78,69 @@ def toast(error: ServiceError) -> HTMLResponse:
     return HTMLResponse(render_toast(error.message, error.code), status_code=error.status)
 
 
+async def screen_page(
+    request: Request,
+    audience: Audience,
+    game_id: uuid.UUID,
+    version: int,
+    view: dict[str, Any],
+    **extra: Any,
+) -> HTMLResponse:
+    """A screen's whole page; `extra` holds what only some screens show (the join QR)."""
+    token = csrf_token(request)
+    html = await off_loop(
+        render_page,
+        audience,
+        view,
+        game_id=str(game_id),
+        csrf=token,
+        version=version,
+        heartbeat_s=request.app.state.heartbeat_s,
+        **extra,
+    )
+    return page(html, token)
+
+
+async def panels(audience: Audience, version: int, view: dict[str, Any]) -> HTMLResponse:
+    """Every panel of a screen, out of band: what a screen fetches when it wakes up."""
+    html = await off_loop(render_push, audience, view, version)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+async def form_command(
+    request: Request,
+    session_factory: SessionFactory,
+    game_id: uuid.UUID,
+    actor: Actor,
+    build: Callable[[Any], dict[str, Any]],
+    id_scope: str,
+) -> Response:
+    """Build a command from the posted form and run it (see `act`). The form's command_id is the
+    caller's own: `id_scope` (the seat, or the GM) keeps it apart from other callers' ids."""
+    form = await request.form()
+    try:
+        data = build(form)
+        plain_form_text(data)
+    except ServiceError as error:
+        return toast(error)
+    command_id = str(form.get("command_id") or "")
+    return await act(
+        session_factory, game_id, data, actor, f"{id_scope}:{command_id}" if command_id else None
+    )
+
+
 async def act(
     session_factory: SessionFactory,
     game_id: uuid.UUID,
     data: dict[str, Any],
     actor: Actor,
-    audience: str,
-    viewer: Viewer,
     command_id: str | None,
 ) -> Response:
-    """Run one command; answer with every panel of this screen (unchanged ones cost the browser
-    nothing: it skips identical panels) or with the refusal as a toast."""
+    """Run one command: 204 once it is applied, or the refusal as a toast."""
     try:
-        result = await run_command(
+        await run_command(
             session_factory, game_id, data, actor, command_id=command_id or secrets.token_hex(12)
         )
     except ServiceError as error:
         return toast(error)
-    return HTMLResponse(render_push(audience, view_for(result.state, viewer), result.version))
+    return Response(status_code=204)

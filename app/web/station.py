@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -13,17 +14,15 @@ from app.rules import Actor
 from app.service import (
     SeatInfo,
     ServiceError,
-    current_view,
     game_info,
     positions,
     revoke_seat,
-    view_for,
 )
 from app.service.commands import game_key
 
-from .fields import plain_form_text, whole_number
-from .render import render_page, render_push
-from .screen import CsrfChecked, act, csrf_token, error_page, page, toast
+from .fields import whole_number
+from .reading import read_view
+from .screen import CsrfChecked, error_page, form_command, panels, screen_page, toast
 
 router = APIRouter(tags=["station"])
 
@@ -58,19 +57,10 @@ async def station_page(
         if seat is None:
             info = await game_info(session_factory, key)
             return RedirectResponse(f"/join/{info.join_code}", status_code=303)
-        version, view = await current_view(session_factory, key, seat.viewer)
+        version, view = await read_view(session_factory, key, seat.viewer)
     except ServiceError as error:
         return error_page(request, error)
-    token = csrf_token(request)
-    html = render_page(
-        "station",
-        view,
-        game_id=str(key),
-        csrf=token,
-        version=version,
-        heartbeat_s=request.app.state.heartbeat_s,
-    )
-    return page(html, token)
+    return await screen_page(request, "station", key, version, view)
 
 
 @router.get("/play/{game_id}/panels", response_class=HTMLResponse)
@@ -81,10 +71,7 @@ async def station_panels(
     seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
-    version, view = await current_view(session_factory, game_id, seat.viewer)
-    return HTMLResponse(
-        render_push("station", view, version), headers={"Cache-Control": "no-store"}
-    )
+    return await panels("station", *await read_view(session_factory, game_id, seat.viewer))
 
 
 def _gone() -> Response:
@@ -129,26 +116,21 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
 
 
 async def _seat_action(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, build: Any
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    build: Callable[[SeatInfo, Any], dict[str, Any]],
 ) -> Response:
     seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
-    form = await request.form()
-    try:
-        data = build(seat, form)
-        plain_form_text(data)
-    except ServiceError as error:
-        return toast(error)
-    command_id = str(form.get("command_id") or "")
-    return await act(
+    return await form_command(
+        request,
         session_factory,
         game_id,
-        data,
         Actor.for_seat(str(seat.id)),
-        "station",
-        seat.viewer,
-        f"seat:{seat.id}:{command_id}" if command_id else None,
+        lambda form: build(seat, form),
+        f"seat:{seat.id}",
     )
 
 
@@ -241,7 +223,7 @@ async def change_position(
     form = await request.form()
     command_id = str(form.get("command_id") or "") or secrets.token_hex(12)
     try:
-        result = await positions.change_position(
+        await positions.change_position(
             session_factory,
             game_id,
             seat.id,
@@ -250,4 +232,4 @@ async def change_position(
         )
     except ServiceError as error:
         return toast(error)
-    return HTMLResponse(render_push("station", view_for(result.state, seat.viewer), result.version))
+    return Response(status_code=204)  # the seat's socket pushes its new station

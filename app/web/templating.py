@@ -27,9 +27,12 @@ from markupsafe import Markup, escape
 from app import i18n
 from app.i18n import N_, known
 from app.i18n import spoken as _
+from app.i18n_content import content
 from app.rules.content import MODULES
-from app.rules.phases import ACTIONS
+from app.rules.core.messages import term
+from app.rules.core.phases import ACTIONS
 from app.web.mapmarks import map_marks
+from app.web.words import label_filter, say, say_filter
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
@@ -44,9 +47,9 @@ STATUS_WORDS = {
     "dead": N_("dead"),
 }
 # Static rules data (not game state): what each role may order, for the GM's NPC order forms.
-ROLE_ACTIONS: dict[str, list[tuple[str, str]]] = {}
+ROLE_ACTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {}
 for _action, _spec in ACTIONS.items():
-    ROLE_ACTIONS.setdefault(str(_spec["role"]), []).append((_action, str(_spec["label"])))
+    ROLE_ACTIONS.setdefault(str(_spec["role"]), []).append((_action, term("action", _action)))
 CARDLESS_ACTIONS = frozenset(a for a, spec in ACTIONS.items() if not spec["kinds"])
 # Events the reveal lists leave out: the tracks already show each filled box and station hit.
 QUIET_EVENTS = frozenset(
@@ -219,7 +222,7 @@ def order_text(view: View, order: View) -> str:
             }
         return _("Pass.")
     action = ACTIONS.get(order["action"])
-    text = order["action"] if action is None else known(str(action["label"]))
+    text = order["action"] if action is None else say(term("action", order["action"]), i18n.words())
     if action is not None and action["kinds"]:
         # M-NPC-1: an NPC crew's value is rolled at the reveal.
         text += " " + _("(crew roll)") if order.get("npc") else f" ({order['value']})"
@@ -342,7 +345,10 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         # card kinds, sides, action and phase names), and scenario content. Context filters, so
         # that Jinja never folds them into a template in the language it was compiled in.
         known=pass_context(lambda _context, value: known(value)),
-        content=pass_context(lambda _context, value: i18n.content(value)),
+        content=pass_context(lambda _context, value: content(value)),
+        # The engine's messages (app/web/words.py), in the render's `translations`.
+        say=say_filter,
+        label=label_filter,
     )
     env.globals.update(
         status_words=STATUS_WORDS,

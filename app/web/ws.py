@@ -35,13 +35,14 @@ from app.service.seats import (
     remove_seat_listener,
     revoked_among,
 )
+from app.web.limits import CLOSE_POLICY
 from app.web.live import Audience, Format
 from app.web.security import same_origin
+from app.web.words import say
 
 log = logging.getLogger(__name__)
 
 router = APIRouter()
-CLOSE_REFUSED = 1008
 T = TypeVar("T")
 
 FormatQuery = Annotated[str, Query(alias="format", pattern="^(html|json)$")]
@@ -165,8 +166,8 @@ def _token(websocket: WebSocket, query_token: str | None, cookie: str) -> str | 
 
 async def _refuse(websocket: WebSocket, error: ServiceError) -> None:
     # The reason travels in the close frame, which allows at most 123 bytes.
-    reason = f"{error.code}: {error.message}".encode()[:120].decode(errors="ignore")
-    await websocket.close(CLOSE_REFUSED, reason)
+    reason = f"{error.code}: {say(error.message)}".encode()[:120].decode(errors="ignore")
+    await websocket.close(CLOSE_POLICY, reason)
 
 
 # --- Freed seats lose their sockets ---------------------------------------------------------------
@@ -293,4 +294,4 @@ class SeatWatch:
 
 async def _close_freed(websocket: WebSocket) -> None:
     with contextlib.suppress(Exception):  # already gone: nothing to close
-        await websocket.close(CLOSE_REFUSED, "SEAT_FREED: this seat was freed; join again.")
+        await websocket.close(CLOSE_POLICY, "SEAT_FREED: this seat was freed; join again.")

@@ -460,6 +460,9 @@
     socket = null;
     banner(true);
     var code = e.detail.event.code;
+    // Too many sockets from this address (app/web/limits.py): reloading would only knock again,
+    // so the banner stays until the player comes back to the page (visibilitychange resyncs).
+    if (code === 4429) return;
     if (code === 1008 || (code >= 4000 && code < 5000)) {
       // The server refused this screen (seat freed, game gone): the page route knows where to go.
       setTimeout(function () { location.reload(); }, 1500);

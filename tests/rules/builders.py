@@ -16,7 +16,7 @@ import pytest
 from app.content import load_catalogue
 from app.rules import Actor, RulesError, apply, new_game, rng
 from app.rules import commands as c
-from app.rules.rng import Dice
+from app.rules.core.rng import Dice
 
 CAT = load_catalogue()
 GM = Actor.gm()
@@ -305,3 +305,11 @@ def leaks(state: State, view: dict[str, Any], viewer: str | None) -> list[str]:
     if viewer is None and "hand" in strings_in(outside):
         found.append("a hand")
     return found
+
+
+def said(item: dict[str, Any] | RulesError) -> str:
+    """An event's, a log entry's or a refusal's words in English, as a screen shows them (a
+    message that does not fit its sentence fails the test)."""
+    from app.web.words import sentence
+
+    return sentence(item.words if isinstance(item, RulesError) else item["words"])

@@ -9,7 +9,7 @@ from typing import Any
 from app.rules import apply, display_view, gm_view, station_view
 from app.rules import commands as c
 
-from .builders import CAT, GM, NOW, close, game, one, refused, run, run_events, started
+from .builders import CAT, GM, NOW, close, game, one, refused, run, run_events, said, started
 
 
 def _wave(**fields: Any) -> c.AddShip:
@@ -50,7 +50,7 @@ def test_g_ship_1_a_ship_added_mid_combat_starts_whole() -> None:
     for view in (gm_view(state), display_view(state)):
         shown = next(s for s in view["ships"] if s["id"] == ship["id"])
         assert shown["hull"]["health"] == sheet.hull.boxes
-    assert "joined the raiders" in state["log"][-1]["text"]
+    assert "joined the raiders" in said(state["log"][-1])
 
 
 def test_g_ship_1_every_class_on_the_sheets_can_be_added() -> None:
@@ -135,3 +135,34 @@ def test_g_ship_1_only_the_gm_adds_ships() -> None:
     state = game()
     refused(state, replace(_wave(), actor=c.Actor.for_seat("kestrel-pilot")), "GM_ONLY")
     assert apply(state, replace(_wave(), actor=GM))[0]["ships"]["iron-maw"]
+
+
+# rule: G-CARD-5 (issue 31: an added ship's cards are read through the catalogue it uses)
+def test_g_card_5_discarding_a_card_in_the_order_aboard_an_added_ship_is_refused_with_a_code() -> (
+    None
+):
+    state, events = run_events(started(game()), _wave(crew="players"))
+    added = one(events, "ShipAdded")["ship"]
+    seat = c.Actor.for_seat("wave-pilot")
+    state = run(state, c.SeatCrew(ship=added, station="pilot", seat="wave-pilot", name="W"))
+    hand = state["ships"][added]["stations"]["pilot"]["hand"]
+    assert hand and all(card not in state["cards"] for card in hand)  # copies named in piles only
+    state = run(
+        state,
+        c.SubmitOrder(
+            ship=added, station="pilot", action="evasive", cards=(hand[0],), actor=seat, now=NOW
+        ),
+    )
+    error = refused(state, c.DiscardCards(cards=(hand[0],), actor=seat, now=NOW), "CARD_IN_ORDER")
+    assert "part of your order" in said(error)
+
+
+# rule: G-SHIP-1 (issue 31: a game holds at most eight ships, as many as the projector shows)
+def test_g_ship_1_a_ninth_ship_is_refused_with_a_code() -> None:
+    state = started(game())  # Kestrel and Rustjaw
+    for n in range(6):
+        state = run(state, _wave(name=f"Wave {n}", x=n))
+    assert len(state["ships"]) == 8
+    state = run(state, c.DestroyShip(ship="wave-0"))  # a wreck still takes its place
+    error = refused(state, _wave(name="Wave 9"), "TOO_MANY_SHIPS")
+    assert "at most 8 ships" in said(error)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.rules import commands as c
-from app.rules.state import hand_limit
+from app.rules.core.state import hand_limit
 
 from .builders import (
     CAT,

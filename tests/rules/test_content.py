@@ -373,6 +373,18 @@ def test_g_map_1_ship_outside_the_map_is_refused() -> None:
     assert "outside the map" in refused(error, SCENARIO, "ships[1].x")
 
 
+# rule: G-SHIP-1 (issue 31: a game holds at most SHIPS_MAX ships, the projector's count)
+def test_g_ship_1_a_scenario_places_at_most_eight_ships() -> None:
+    data = scenario_data()
+    extra = [{**data["ships"][1], "id": f"n{i}", "name": f"N{i}", "x": i} for i in range(6)]
+    data["ships"] = [*data["ships"], *extra]
+    assert len(parse_scenario(data, SCENARIO).ships) == 8
+    data["ships"].append({**data["ships"][1], "id": "one-more", "name": "One more"})
+    with pytest.raises(ContentError) as error:
+        parse_scenario(data, SCENARIO)
+    assert "at most 8 ships, found 9" in refused(error, SCENARIO, "ships")
+
+
 def test_g_shd_2_shields_cannot_start_active_on_a_ship_without_shields() -> None:
     with pytest.raises(ContentError) as error:
         small_catalogue(ship=ship_data(shields={"boxes": 0}))
@@ -531,7 +543,7 @@ def test_content_error_keeps_its_parts_and_pickles() -> None:
     assert (copy.file, copy.field, copy.message) == (error.file, error.field, error.message)
 
 
-@pytest.mark.parametrize("module", ["content.py", "content_checks.py"])
+@pytest.mark.parametrize("module", ["content/__init__.py", "content/checks.py"])
 def test_content_rules_import_only_the_standard_library(module: str) -> None:
     source = Path(__file__).resolve().parents[2] / "app" / "rules" / module
     tree = ast.parse(source.read_text())

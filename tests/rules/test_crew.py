@@ -8,9 +8,10 @@ import pytest
 
 from app.rules import commands as c
 from app.rules.content import ContentError, parse_character
-from app.rules.context import Context
-from app.rules.crew import injure, status_of
-from app.rules.orders import stations_expected
+from app.rules.core.context import Context
+from app.rules.core.crew import injure, status_of
+from app.rules.core.messages import message
+from app.rules.core.orders import stations_expected
 
 from .builders import (
     CAT,
@@ -52,7 +53,7 @@ def character_data(**changes: Any) -> dict[str, Any]:
 
 def hurt(state: State, character: str, points: int) -> tuple[dict[str, Any], Events]:
     ctx = Context(state, NOW)
-    injure(ctx, state["characters"][character], points, "a test")
+    injure(ctx, state["characters"][character], points, message("cause_enemy_fire"))
     return state["characters"][character], ctx.events
 
 

@@ -4,7 +4,7 @@ allocation, red boxes, hand limits, stations that are down, and injuries to the 
 from __future__ import annotations
 
 from app.rules import commands as c
-from app.rules.state import hand_limit
+from app.rules.core.state import hand_limit
 
 from .builders import (
     GM,

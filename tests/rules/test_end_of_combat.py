@@ -7,7 +7,7 @@ from typing import Any
 
 from app.rules import commands as c
 from app.rules import display_view, gm_view, station_view
-from app.rules.combat import BETWEEN_COMBATS
+from app.rules.core.hooks import HOOKS
 
 from .builders import (
     NOW,
@@ -20,6 +20,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat,
     started,
     stations,
@@ -36,7 +37,7 @@ def test_g_end_1_the_engine_notices_when_a_side_has_no_ship_that_can_fight() -> 
     assert gm_view(state)["combat_can_end"] is None
     state, events = run_events(state, c.DestroyShip(ship="rustjaw"))
     notice = one(events, "CombatCanEnd")
-    assert notice["side"] == "raiders" and "Rustjaw destroyed" in notice["text"]
+    assert notice["side"] == "raiders" and "Rustjaw destroyed" in said(notice)
     can_end = gm_view(state)["combat_can_end"]
     assert can_end["side"] == "raiders" and can_end["standing"] == ["players"]
     assert display_view(state)["combat_can_end"] == can_end  # the room is told too
@@ -54,10 +55,10 @@ def test_g_end_1_fled_and_surrendered_ships_count_as_out_of_the_fight() -> None:
     assert gm_view(state)["combat_can_end"] is None  # Jackal-3 still fights
     state, events = run_events(state, c.SetShipOut(ship="jackal-3", out="surrendered"))
     notice = one(events, "CombatCanEnd")
-    assert notice["why"] == "Gutter Knife destroyed; " + "; ".join(
-        f"{state['ships'][s]['name']} {why}"
+    assert notice["why"] == [["Gutter Knife", "destroyed"]] + [
+        [state["ships"][s]["name"], why]
         for s, why in (("jackal-2", "fled"), ("jackal-3", "surrendered"))
-    )
+    ]
     assert gm_view(state)["ships"][-1]["out"] == "surrendered"
     state = run(state, c.SetShipOut(ship="jackal-3", out=""))  # the GM changes their mind
     assert gm_view(state)["combat_can_end"] is None
@@ -81,7 +82,7 @@ def test_end_combat_clears_red_alert_and_the_combats_messages() -> None:
 # rule: G-END-3
 def test_g_end_3_the_next_combat_keeps_damage_and_clears_the_last_fights_leftovers() -> None:
     cleared: list[Any] = []
-    BETWEEN_COMBATS.append(cleared.append)  # as a module (torpedoes in flight) would hook in
+    HOOKS.between_combats.append(cleared.append)  # as a module (torpedoes in flight) would hook in
     try:
         state = damage(started(game()), "kestrel", "hull", 3)
         state = damage(state, "kestrel", "pilot", 2)
@@ -97,7 +98,7 @@ def test_g_end_3_the_next_combat_keeps_damage_and_clears_the_last_fights_leftove
         state = messages_and_alert(state)  # said in Downtime, about the last fight
         state, events = run_events(state, c.StartNextCombat(seconds=0, now=NOW))
     finally:
-        BETWEEN_COMBATS.remove(cleared.append)
+        HOOKS.between_combats.remove(cleared.append)
     assert one(events, "CombatStarted")["combat"] == 2
     assert (state["combat"], state["turn"], state["phase"]) == (2, 1, "orders")
     kestrel = state["ships"]["kestrel"]

@@ -184,9 +184,10 @@ def test_seats_are_one_station_each() -> None:
         state,
         c.SeatCrew(ship="kestrel", station="pilot", seat="x", name="X", character="ilse-marrow"),
     )
+    state = run(state, c.UnseatCrew(ship="kestrel", station="comms"))
     refused(
         state,
-        c.SeatCrew(ship="rustjaw", station="pilot", seat="y", name="Y", character="ilse-marrow"),
+        c.SeatCrew(ship="kestrel", station="comms", seat="y", name="Y", character="ilse-marrow"),
         "CHARACTER_TAKEN",
     )
 

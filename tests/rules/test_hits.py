@@ -7,8 +7,8 @@ import pytest
 
 from app.rules import commands as c
 from app.rules.content import RANGE_BANDS, range_band_for
-from app.rules.rng import Dice
-from app.rules.state import distance
+from app.rules.core.rng import Dice
+from app.rules.core.state import distance
 
 from .builders import (
     GM,
@@ -23,6 +23,7 @@ from .builders import (
     place,
     refused,
     run,
+    said,
     set_rolls,
     started,
 )
@@ -175,7 +176,7 @@ def test_g_hit_4_weapons_out_of_range_add_nothing_to_a_hit() -> None:
     state, events = close(set_rolls(state, 6))  # 9 + 6 - 5 = 10 >= 5
     attack = one(events, "AttackResolved")
     assert attack["hit"] and attack["damage"] == 3
-    assert "Out of range: Point-Defence Cannons" in attack["text"]
+    assert "Out of range: Point-Defence Cannons" in said(attack)
     assert state["ships"]["rustjaw"]["hull"]["damage"] == 3
 
 
@@ -200,7 +201,7 @@ def test_g_hit_5_gm_bonus_and_penalty_show_in_the_roll_breakdown() -> None:
     assert attack["breakdown"]["defending"] == [["temporarily defenceless", -4]]
     assert attack["score"] == 2 - 2 + 2 - (5 - 4)  # = 1 < 3
     assert not attack["hit"]
-    assert "engine failure" in attack["text"] and "temporarily defenceless" in attack["text"]
+    assert "engine failure" in said(attack) and "temporarily defenceless" in said(attack)
 
 
 # rule: G-HIT-5
@@ -260,7 +261,9 @@ def test_g_map_1_views_show_the_distance_and_band() -> None:
     from app.rules import display_view
 
     view = display_view(started(game()))
-    assert view["distances"] == [{"a": "kestrel", "b": "rustjaw", "squares": 7, "band": "Long"}]
+    assert view["distances"] == [
+        {"a": "kestrel", "b": "rustjaw", "squares": 7, "band": {"msg": "band.long"}}
+    ]
 
 
 # rule: G-HIT-1

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.rules import commands as c
-from app.rules.report import build_report
-from app.rules.state import distance
+from app.rules.core.report import build_report
+from app.rules.core.state import distance
 
 from .builders import (
     NOW,
@@ -22,6 +22,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     set_rolls,
     shields,
     started,
@@ -55,7 +56,7 @@ def test_m_weapons_2_on_a_zone_map_a_grapple_holds_the_ship_in_the_holders_zone(
     assert state["ships"]["rustjaw"]["zone"] == "a"
     pulled = one(events, "GrapplePulled")
     assert (pulled["from"], pulled["to"]) == ("b", "a")
-    assert "Zone A" in pulled["text"]
+    assert "Zone A" in said(pulled)
 
 
 def test_g_zone_5_a_torpedo_from_another_zone_meets_the_targets_cover() -> None:

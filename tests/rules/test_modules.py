@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from app.rules import commands as c
-from app.rules.context import Context
-from app.rules.damage import _starmada_check, damage_factor, damage_hull
-from app.rules.rng import Dice
+from app.rules.core.context import Context
+from app.rules.core.damage import damage_hull
+from app.rules.core.messages import message
+from app.rules.core.rng import Dice
+from app.rules.modules.starmada.starmada import damage_factor, starmada_check
 
 from .builders import (
     NOW,
@@ -92,7 +94,7 @@ def test_m_starmada_worked_example_with_loaded_dice() -> None:
     ctx.dice = dice = LoadedDice(2, 3, 5)
     kestrel = state["ships"]["kestrel"]
     assert (kestrel["hull_size"], damage_factor(12, kestrel["systems"])) == (12, 3)
-    assert damage_hull(ctx, kestrel, 3, "three hull hits") == 3
+    assert damage_hull(ctx, kestrel, 3, message("cause_enemy_fire")) == 3
     assert dice.sides == [6, 6, 6]
     assert kestrel["starmada"] == {"thrust": 5, "weapons": 2, "ecm": 2, "shields": 3}
     assert systems(state) == {"pilot": 1, "weapons": 0, "comms": 0, "shields": 1}
@@ -123,7 +125,7 @@ def test_m_starmada_each_multiple_of_the_factor_costs_a_box() -> None:
     rustjaw = state["ships"]["rustjaw"]  # hull size 8, fragile: factor 1
     ctx = Context(state, NOW)
     ctx.dice = LoadedDice(3)  # thrust +3, shields +1 (Rustjaw has no generator)
-    _starmada_check(ctx, rustjaw)
+    starmada_check(ctx, rustjaw)
     assert rustjaw["starmada"] == {"thrust": 3, "weapons": 0, "ecm": 0, "shields": 1}
     assert stations(state, "rustjaw")["pilot"]["damage"] == 3
     assert rustjaw["shields"]["damage"] == 0
@@ -138,7 +140,7 @@ def test_m_starmada_never_takes_the_last_box_of_a_group() -> None:
     ctx = Context(state, NOW)
     ctx.dice = LoadedDice(3, 6, 6)  # thrust 3 (crossing), then shields 4 and 7 (crossings)
     for _ in range(3):
-        _starmada_check(ctx, kestrel)
+        starmada_check(ctx, kestrel)
     assert kestrel["starmada"] == {"thrust": 3, "weapons": 0, "ecm": 2, "shields": 7}
     assert stations(state, "kestrel")["pilot"]["damage"] == 4  # its last box stays
     assert kestrel["shields"]["damage"] == 3  # one more, then the last box stays

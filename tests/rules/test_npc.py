@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.rules import commands as c
-from app.rules import display_view, gm_view, station_view
+from app.rules import display_view, event_view, gm_view, station_view
 from app.rules.content import QUALITIES
 
 from .builders import (
@@ -21,6 +21,8 @@ from .builders import (
     place,
     refused,
     run,
+    run_events,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -49,9 +51,10 @@ def test_m_npc_1_action_value_is_rating_plus_d6_rolled_at_the_reveal(quality: st
     state, events = close(state)
     rolled = one(events, "NpcActionRolled")
     assert (rolled["rating"], rolled["roll"], rolled["value"]) == (rating, 4, rating + 4)
-    assert f"{rating} + d6 4 = {rating + 4}" in rolled["text"]
+    assert f"{rating} + d6 4 = {rating + 4}" in said(rolled)
     attack = one(events, "AttackResolved")
-    assert attack["breakdown"]["value"] == [[f"{quality.capitalize()} crew", rating], ["d6", 4]]
+    assert attack["breakdown"]["value"] == [[f"crew:{quality}", rating], ["d6", 4]]
+    assert f"{quality.capitalize()} crew {rating} + d6 4" in said(attack)
     assert state["revealed"]["orders"]["rustjaw/weapons"]["value"] == rating + 4
 
 
@@ -177,3 +180,32 @@ def test_m_npc_3_player_views_and_the_display_do_not_depend_on_npc_orders() -> N
     for station in state["ships"]["kestrel"]["stations"]:
         seat = seat_of("kestrel", station)
         assert station_view(state, seat) == station_view(other, seat)
+
+
+# rule: M-NPC-3 (issue 31: before the reveal the room hears only that a station is ready)
+def test_m_npc_3_public_events_say_only_ready_whatever_the_station_chose() -> None:
+    state = started(skirmish(auto=False))
+    heard = []
+    for command in (
+        c.PassOrder(ship="rustjaw", station="pilot", now=NOW),
+        npc("rustjaw", "pilot", "evasive", 3),
+        npc("rustjaw", "pilot", "evasive", 5),  # the GM replaces the order
+    ):
+        state, events = run_events(state, command)
+        given = one(events, "OrderGiven")
+        for viewer in ("display", ("seat", seat_of("kestrel", "pilot"))):
+            heard.append(event_view(given, viewer))
+    assert all(public == heard[0] for public in heard), heard
+    assert heard[0] is not None and said(heard[0]) == "Pilot of Rustjaw is ready."
+
+
+# rule: M-NPC-1 (issue 31: Crew Quality and automation are the GM's)
+def test_m_npc_1_setting_a_crew_tells_only_the_gm() -> None:
+    _, events = run_events(
+        game("skirmish", modules=("npc",)), c.SetNpc(ship="rustjaw", quality="exceptional")
+    )
+    crew_set = one(events, "NpcCrewSet")
+    for viewer in ("display", ("seat", seat_of("kestrel", "weapons"))):
+        assert event_view(crew_set, viewer) is None
+    told = event_view(crew_set, "gm")
+    assert told is not None and told["secret"] == {"quality": "exceptional", "auto": True}

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from app.rules import Actor, apply, display_view, event_view, new_game, station_view
 from app.rules import commands as c
 from app.rules.bot import propose, stations_to_order
-from app.rules.cards import SKILL_CARDS_MAX
-from app.rules.crew import CHARACTERISTICS, status_of
-from app.rules.state import hand_limit, health
+from app.rules.core.cards import SKILL_CARDS_MAX
+from app.rules.core.crew import CHARACTERISTICS, status_of
+from app.rules.core.state import hand_limit, health
 
 from .builders import CAT, leaks
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from app.rules import RulesError
 from app.rules import commands as c
 from app.rules.content import QUALITIES
-from app.rules.phases import ACTIONS
-from app.rules.state import manned, operational
+from app.rules.core.phases import ACTIONS
+from app.rules.core.state import manned, operational
 
 from .test_properties import Game, replay
 

@@ -19,6 +19,7 @@ from .builders import (
     place,
     refused,
     run,
+    said,
     set_rolls,
     shields,
     started,
@@ -108,7 +109,7 @@ def test_g_dmg_9_a_red_box_does_1d6_less_armour() -> None:
     injury = one(events, "CrewInjured")
     assert (injury["damage"], injury["blocked"]) == (5, 2)
     assert sum(injury["lost"].values()) == 3
-    assert "d6 5" in injury["text"]
+    assert "d6 5" in said(injury)
 
 
 # rule: G-DMG-9

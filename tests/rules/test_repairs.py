@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.rules import commands as c
-from app.rules.state import hand_limit
+from app.rules.core.state import hand_limit
 
 from .builders import (
     Events,
@@ -20,6 +20,7 @@ from .builders import (
     order,
     refused,
     run,
+    said,
     seat,
     skill_cards,
     started,
@@ -85,7 +86,7 @@ def test_g_rep_1_repair_bonus_and_penalty_count() -> None:
     state, events = repair(state, "pilot", 4)  # 4 + 2 - (3 + 2) = 1
     event = one(events, "RepairResolved")
     assert event["value"] == 6 and event["restored"] == 1
-    assert "spare parts" in event["text"]
+    assert "spare parts" in said(event)
 
 
 # rule: G-REP-1

@@ -11,7 +11,7 @@ import pytest
 
 from app.rules import commands as c
 from app.rules import new_game, rng
-from app.rules.rng import Dice
+from app.rules.core.rng import Dice
 
 from .builders import CAT, NOW, close, game, npc, order, place, run, started
 

@@ -18,6 +18,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat,
     set_hand,
     skill_cards,
@@ -219,8 +220,9 @@ def test_m_seats_3_a_fallen_character_s_station_is_unmanned_says_why_and_can_be_
         state = run(state, c.SetCharacteristic(character="ilse-marrow", field=field, value=0))
     assert "kestrel/pilot" not in state["orders"]
     me = station_view(state, "kestrel-pilot")["me"]
-    assert me["down"].startswith("Your character is unconscious: the station is unmanned")
-    assert "Another crew member may take it." in me["down"]
+    down = said({"words": me["down"]})
+    assert down.startswith("Your character is unconscious: the station is unmanned")
+    assert "Another crew member may take it." in down
     state, events = run_events(state, move(state, "pilot"))  # free at once
     assert crew_at(state, "pilot") == "kestrel-weapons"
     assert one(events, "CrewCarriedOff")["seat"] == "kestrel-pilot"
@@ -228,3 +230,48 @@ def test_m_seats_3_a_fallen_character_s_station_is_unmanned_says_why_and_can_be_
         state["cards"][card]["owner"] == "ilse-marrow"
         for card in stations(state, "kestrel")["pilot"]["hand"]
     )
+
+
+# rule: M-SEATS-1 (issue 31: players sit only on players' ships that can still fight)
+def test_nobody_is_seated_on_an_npc_ship_whoever_asks() -> None:
+    state = started(bridge())
+    for actor in (c.Actor.gm(), c.Actor.system()):
+        for station in ("pilot", "weapons"):
+            seating = c.SeatCrew(
+                ship="rustjaw", station=station, seat="mole", name="M", actor=actor
+            )
+            error = refused(state, seating, "NOT_A_PLAYERS_SHIP")
+            assert "Rustjaw" in said(error)
+
+
+# rule: M-SEATS-1 (issue 31)
+def test_nobody_is_seated_on_a_ship_out_of_the_fight() -> None:
+    state = started(bridge())
+    joining = c.SeatCrew(ship="kestrel", station="comms", seat="late", name="L")
+    fled = run(state, c.SetShipOut(ship="kestrel", out="fled"))
+    refused(fled, joining, "SHIP_OUT")
+    refused(run(state, c.SetShipOut(ship="kestrel", out="surrendered")), joining, "SHIP_OUT")
+    refused(run(state, c.DestroyShip(ship="kestrel")), joining, "SHIP_DESTROYED")
+    refused(fled, move(fled, "comms"), "SHIP_OUT")  # nor moves about a ship that fled
+    assert crew_at(run(state, joining), "comms") == "late"  # the same seat while it fights
+
+
+# rule: M-SEATS-2 (issue 31: an NPC ship's empty station is its crew's, not free)
+def test_an_empty_npc_station_cannot_be_overridden() -> None:
+    state = started(bridge())
+    # A game stored before seating was refused there may still hold a player aboard an NPC ship.
+    state["ships"]["rustjaw"]["stations"]["weapons"]["crew"] = {
+        "seat": "mole",
+        "name": "M",
+        "character": None,
+    }
+    give(state, "rustjaw", "weapons", 3)
+    override = c.SubmitOrder(
+        ship="rustjaw",
+        station="weapons",
+        action="shields_down",
+        override="engineering",
+        actor=c.Actor.for_seat("mole"),
+        now=NOW,
+    )
+    refused(state, override, "STATION_MANNED")

@@ -4,7 +4,7 @@ down by the GM through SetSetting, refused when the value is not one, and in eve
 from __future__ import annotations
 
 from app.rules import commands as c
-from app.rules.views import display_view
+from app.rules.core.views import display_view
 
 from .builders import game, refused, run
 

@@ -27,6 +27,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat,
     set_rolls,
     started,
@@ -74,7 +75,7 @@ def test_g_turn_1_orders_resolve_command_manoeuvre_ewar_repairs_attacks_damage()
     # Earlier steps feed later ones: the move brought Jackal-1 to Medium (5 squares, needs 3),
     # the Command (+2) raised the gunner's value and the lock (+2) the ship's attack.
     assert (attack["distance"], attack["needed"]) == (5, 3)
-    assert attack["breakdown"]["value"] == [["cards", 3], ["Command", 2]]
+    assert attack["breakdown"]["value"] == [["cards", 3], ["command", 2]]
     assert attack["breakdown"]["attack"] == [["lock", 2]]
     assert attack["score"] == 3 + 2 + 2 + 1 - 5 and attack["hit"]
     assert attack["damage"] == 2 + 4  # both weapons reach Medium
@@ -145,7 +146,7 @@ def test_g_turn_3_every_roll_is_recorded_with_its_purpose_from_the_seeded_genera
     _, events = close(state)
     attack = one(events, "AttackResolved")
     assert (attack["roll"], attack["purpose"]) == (expected, "to hit")
-    assert f"d6 {expected}" in attack["text"]
+    assert f"d6 {expected}" in said(attack)
 
 
 def _scripted_game(seed: int) -> tuple[list[str], list[Events]]:

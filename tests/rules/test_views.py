@@ -24,6 +24,7 @@ from .builders import (
     place,
     run,
     run_events,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -105,7 +106,7 @@ def test_orders_are_public_once_revealed() -> None:
     view = station_view(state, seat_of(*A))
     shown = {o["station"]: o for o in view["revealed"]["orders"] if o["ship"] == "kestrel"}
     assert shown["pilot"]["action"] == "manoeuvre" and shown["pilot"]["cards"] == played
-    assert "Manoeuvre" in shown["pilot"]["text"]
+    assert "Manoeuvre" in said(shown["pilot"])
     assert leaks(state, view, "kestrel/weapons") == []
     state = started(state)  # during the next Orders phase the old reveal stays public
     assert station_view(state, seat_of(*A))["revealed"]["turn"] == 1
@@ -222,7 +223,11 @@ def test_a_seat_without_a_station_sees_only_the_public_board() -> None:
 def test_station_view_reports_a_station_that_is_down() -> None:
     state = damage(started(game()), "kestrel", "weapons", 5)
     me = station_view(state, seat_of(*A))["me"]
-    assert me["operational"] is False and me["hand_limit"] == 0 and "zero health" in me["down"]
+    assert (
+        me["operational"] is False
+        and me["hand_limit"] == 0
+        and "zero health" in said({"words": me["down"]})
+    )
 
 
 def test_views_list_ships_and_stations_in_a_fixed_order_whatever_the_key_order() -> None:
@@ -263,3 +268,45 @@ def test_views_made_together_from_one_shared_part_are_the_views_made_alone() -> 
         owner = None if view["me"] is None else "kestrel/" + view["me"]["station"]
         assert leaks(state, view, owner) == []
     assert json.dumps(common, sort_keys=True) == before  # no view changed the shared part
+
+
+def _fleet() -> State:
+    """Eight ships, the most a game holds: Kestrel and one more players' ship, six raiders."""
+    state = run(
+        game(),
+        c.AddShip(ship_class="cruiser", name="Lark", side="players", x=1, y=1, crew="players"),
+    )
+    for n in range(5):
+        state = run(
+            state, c.AddShip(ship_class="cruiser", name=f"Raider {n}", side="raiders", x=n, y=9)
+        )
+    return state
+
+
+# rule: G-SHIP-1 (issue 31: views grow with the ships, not with every pair of them)
+def test_views_carry_the_distances_from_players_ships_not_every_pair() -> None:
+    state = _fleet()
+    ships = state["ships"]
+    players = {s for s, ship in ships.items() if ship["side"] == "players"}
+    assert len(ships) == 8 and players == {"kestrel", "lark"}
+    for view in (
+        display_view(state),
+        gm_view(state),
+        station_view(state, seat_of("kestrel", "pilot")),
+    ):
+        pairs = {frozenset((d["a"], d["b"])) for d in view["distances"]}
+        assert len(pairs) == len(view["distances"]) == 13  # not all 28 pairs
+        assert all(pair & players for pair in pairs)
+        assert pairs == {frozenset((p, s)) for p in players for s in ships if s != p}
+
+
+# rule: M-SEATS-1 (issue 31: a seat kept aboard an NPC ship from an older game still sees its range)
+def test_a_seat_kept_aboard_an_npc_ship_sees_its_distances() -> None:
+    state = _fleet()
+    state["ships"]["rustjaw"]["stations"]["pilot"]["crew"] = {
+        "seat": "old",
+        "name": "O",
+        "character": None,
+    }
+    pairs = {frozenset((d["a"], d["b"])) for d in station_view(state, "old")["distances"]}
+    assert {frozenset(("rustjaw", s)) for s in state["ships"] if s != "rustjaw"} <= pairs

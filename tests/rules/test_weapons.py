@@ -27,6 +27,7 @@ from .builders import (
     refused,
     run,
     run_events,
+    said,
     seat_of,
     set_rolls,
     shields,
@@ -182,10 +183,12 @@ def test_m_weapons_3_the_targets_pilot_and_weapons_are_warned_of_an_incoming_tor
     for station in ("pilot", "weapons"):
         me = station_view(state, seat_of("harrier", station))["me"]
         incoming = me["weapons"]["incoming"]
-        assert [(t["ship_name"], t["when"]) for t in incoming] == [("Viper", "next turn")]
+        assert [(t["ship_name"], said({"words": t["when"]})) for t in incoming] == [
+            ("Viper", "next turn")
+        ]
     state = next_turn(state)
     view = station_view(state, seat_of("harrier", "pilot"))
-    assert view["weapons"]["torpedoes"][0]["when"] == "this turn"
+    assert said({"words": view["weapons"]["torpedoes"][0]["when"]}) == "this turn"
 
 
 # --- M-WEAPONS-4: point defence ------------------------------------------------------------------
@@ -251,7 +254,7 @@ def test_m_weapons_5_a_torpedo_from_long_ignores_evasive_one_from_medium_does_no
     assert long["score"] == 5 + 3 - 4
     assert long["hit"]
     assert long["breakdown"]["ignored"] == [["evasive", 3]]
-    assert "Evasive does not count" in long["text"]
+    assert "Evasive does not count" in said(long)
 
 
 # rule: M-WEAPONS-5
@@ -402,7 +405,7 @@ def test_m_weapons_undo_takes_back_a_launch_and_redoing_it_gives_the_same_torped
     assert (undone["torpedoes"], loaded(undone, "viper", "tube-a")) == ([], 2)
     again, events_again = close(undone)
     assert again["torpedoes"] == resolved["torpedoes"]
-    assert one(events_again, "TorpedoLaunched")["text"] == one(events, "TorpedoLaunched")["text"]
+    assert one(events_again, "TorpedoLaunched")["words"] == one(events, "TorpedoLaunched")["words"]
 
 
 def test_m_weapons_events_name_each_launch_and_strike() -> None:
@@ -411,7 +414,7 @@ def test_m_weapons_events_name_each_launch_and_strike() -> None:
     state, events = close(set_rolls(state, 6))
     kinds = [e["type"] for e in events]
     assert "TorpedoLaunched" in kinds and "TorpedoStruck" in kinds
-    assert all(isinstance(e["text"], str) and e["text"] for e in events)
+    assert all(said(e) for e in events if "words" in e)
 
 
 # rule: M-WEAPONS-6

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.rules import commands as c
-from app.rules.weapons import MAGAZINE_LIMIT, is_launcher
+from app.rules.modules.weapons.weapons import MAGAZINE_LIMIT, is_launcher
 
 from .test_properties import Game, replay
 

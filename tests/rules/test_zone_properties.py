@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules.state import distance
+from app.rules.core.state import distance
 
 from .test_properties import MODULE_SETS, Game, replay
 

@@ -21,6 +21,6 @@ from .fuzzing import UNLIMITED
 @pytest.fixture
 def unlimited_client(settings: Settings) -> Iterator[TestClient]:  # noqa: F811
     """The whole app with no rate limits, answering 500s instead of raising them."""
-    app = create_app(settings, limits=UNLIMITED)
+    app = create_app(settings.model_copy(update=UNLIMITED))
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client

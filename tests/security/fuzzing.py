@@ -24,10 +24,14 @@ from sqlalchemy import func, select
 
 from app.db.models import AppliedCommand, Game, Seat
 from app.rules import COMMANDS
-from app.web.limits import Limits
 
 # Rate limits would refuse most of a fuzzer's requests before they reach anything interesting.
-UNLIMITED = Limits(command_rate=1e6, command_burst=10**6, anonymous_rate=1e6, anonymous_burst=10**6)
+UNLIMITED = {
+    "command_rate": 1e6,
+    "command_burst": 10**6,
+    "anonymous_rate": 1e6,
+    "anonymous_burst": 10**6,
+}
 BASE = "http://testserver"
 CSRF = "fuzz-csrf-token-0123456789"  # a valid double-submit pair when a case sends both halves
 

@@ -18,8 +18,9 @@ from typing import Any
 from markupsafe import escape
 
 from app.rules import gm_view
-from app.rules.resolve import describe_order
+from app.rules.core.resolve import describe_order
 from app.web.templating import order_text
+from app.web.words import sentence
 
 State = dict[str, Any]
 Viewer = str | tuple[str, str]  # "display" | ("seat", seat_id)
@@ -99,7 +100,10 @@ def order_texts(state: State, order: dict[str, Any], view: dict[str, Any]) -> se
     """The ways screens word an order: the engine's reveal line and the UI's own."""
     ship = state["ships"][order["ship"]]
     station = ship["stations"][order["station"]]
-    texts = {describe_order(state, ship, station, order), order_text(view, order)}
+    texts = {
+        sentence(describe_order(state, ship, station, order)["words"]),
+        order_text(view, order),
+    }
     # Only wordings specific enough to be found by accident in no other sentence: those naming
     # the station, a value or a target ("Pass." or "Raise shields." could be help text).
     return {t for t in texts if " of " in t or "(" in t or "→" in t}

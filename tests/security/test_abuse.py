@@ -20,16 +20,15 @@ from app.db.models import Game, Seat
 from app.main import create_app
 from app.service.games import JOIN_ALPHABET
 from app.settings import Settings
-from app.web.limits import Limits
 
-STRICT = Limits(
-    command_rate=0.01,
-    command_burst=3,
-    anonymous_rate=0.01,
-    anonymous_burst=3,
-    join_miss_rate=0.01,
-    join_miss_burst=5,
-)
+STRICT = {
+    "command_rate": 0.01,
+    "command_burst": 3,
+    "anonymous_rate": 0.01,
+    "anonymous_burst": 3,
+    "join_miss_rate": 0.01,
+    "join_miss_burst": 5,
+}
 T = TypeVar("T")
 PAGE = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}  # what a browser sends
 
@@ -67,8 +66,8 @@ class Venue:
         return dict(made.json())
 
 
-def _venue(settings: Settings, limits: Limits | None) -> Iterator[Venue]:
-    app = create_app(settings, limits=limits)
+def _venue(settings: Settings, limits: dict[str, Any] | None) -> Iterator[Venue]:
+    app = create_app(settings.model_copy(update=limits or {}))
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts="*")  # outermost: first to run
     with TestClient(app) as client:
         yield Venue(client, app)

@@ -2,13 +2,17 @@
 forgets idle callers. (Websocket frame limits are in test_fuzz.py.)"""
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app, limits_from
+from app import deps
+from app.main import create_app
+from app.service import seats
 from app.settings import Settings
-from app.web.limits import Limits, TokenBuckets
+from app.web import limits
+from app.web.limits import TokenBuckets
 from tests.server.conftest import Table
 
 
@@ -38,16 +42,14 @@ def test_the_limits_in_force_are_ten_commands_a_second_with_bursts_of_twenty(
     settings: Settings,
 ) -> None:
     """A player tapping never meets them; a script gone wrong does at once."""
-    limits = limits_from(settings)
-    assert (limits.command_rate, limits.command_burst) == (10, 20)
-    assert limits.frame_bytes == settings.ws_max_frame_bytes
+    assert (settings.command_rate, settings.command_burst) == (10, 20)
 
 
 @pytest.fixture
 def strict_client(settings: Settings) -> Iterator[TestClient]:
     """Limits low enough that no machine is too slow to meet them in a test."""
-    limits = Limits(command_rate=0.5, command_burst=3, anonymous_rate=0.5, anonymous_burst=3)
-    with TestClient(create_app(settings, limits=limits)) as client:
+    limits = {"command_rate": 0.5, "command_burst": 3, "anonymous_rate": 0.5, "anonymous_burst": 3}
+    with TestClient(create_app(settings.model_copy(update=limits))) as client:
         yield client
 
 
@@ -113,3 +115,22 @@ def test_a_bucket_refills_at_its_rate_and_forgets_idle_keys() -> None:
         buckets.take(f"bogus-{i}")
         now[0] += 10  # each one idle again by the next
     assert len(buckets._buckets) <= 100
+
+
+def test_a_command_looks_its_token_up_once(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rate limit needs to know whom a token opens before the route does: the route reuses
+    what it found instead of asking again."""
+    asked: list[str] = []
+    real = seats.token_owner
+
+    async def counted(session_factory: Any, game_id: Any, token: str | None) -> Any:
+        asked.append(str(token))
+        return await real(session_factory, game_id, token)
+
+    monkeypatch.setattr(limits, "token_owner", counted)
+    monkeypatch.setattr(deps, "token_owner", counted)
+    seat = table.seat("weapons")
+    asked.clear()
+    answer = table.command(seat["headers"], type="PassOrder", ship="kestrel", station="weapons")
+    assert answer.status_code in (200, 409), answer.text
+    assert asked == [seat["seat_token"]]

@@ -16,7 +16,7 @@ from app import service
 from app.content import load_catalogue
 from app.rules import Actor, gm_view
 from app.rules.bot import propose, stations_to_order
-from app.rules.phases import ACTIONS, actions_for
+from app.rules.core.phases import ACTIONS, actions_for
 from app.service.commands import command_fields
 from app.web.live import Audience
 from app.web.live.push import render as live_render

@@ -1,25 +1,30 @@
 """What one client can make a real server process hold or wait for: request headers are capped in
-size and time, and a websocket's pings are paced and cannot pile up pongs in the server's memory.
-Meanwhile everyone else is served."""
+size and time, bodies in time, connections and websockets per address in number, and a
+websocket's pings are paced and cannot pile up pongs in the server's memory. Meanwhile everyone
+else is served."""
 
 import asyncio
+import contextlib
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
 import pytest
 from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
-from websockets.http11 import Response
-from websockets.uri import parse_uri
+from websockets.exceptions import ConnectionClosed
 
-from tests.processes import Server
-from tests.server.conftest import next_message
+from app.service import games
+from tests.processes import ROOT, Server, unread_websocket
+from tests.server.conftest import LiveServer, next_message
 
 pytestmark = pytest.mark.slow
 
@@ -230,18 +235,7 @@ async def test_the_deadline_spares_requests_and_websockets_that_take_their_time(
 
 
 def open_websocket(server: Server, path: str) -> tuple[socket.socket, ClientProtocol]:
-    """A websocket on a bare socket with a tiny receive window, so the client can leave what the
-    server sends unread."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", server.port))
-    client = ClientProtocol(parse_uri(f"{server.ws}{path}"))
-    client.send_request(client.connect())
-    sock.sendall(b"".join(client.data_to_send()))
-    sock.settimeout(10)
-    while not any(isinstance(event, Response) for event in client.events_received()):
-        client.receive_data(sock.recv(65536))
-    return sock, client
+    return unread_websocket(server.port, path)
 
 
 def flood_pings(sock: socket.socket, client: ClientProtocol, seconds: float) -> bool:
@@ -299,3 +293,154 @@ async def test_pongs_for_a_client_that_does_not_read_do_not_pile_up(
     assert grown < 10 * MB, f"the server grew by {grown // MB} MB"
     async with httpx.AsyncClient(base_url=server.http) as http:
         assert (await http.get("/healthz")).status_code == 200
+
+
+BODY_TIMEOUT_S = 2.0
+OTHER_ADDRESS = "127.0.0.2"  # loopback too: a second client for a server on 127.0.0.1
+
+
+async def test_a_body_that_trickles_in_is_cut_off_after_the_deadline(
+    start_server: StartServer,
+) -> None:
+    """A POST whose body comes a byte at a time is answered 408 and closed once the body
+    deadline passes, instead of holding its connection (and a file descriptor) for ever."""
+    server = await start_server(BRIDGECREW_BODY_TIMEOUT_S=str(BODY_TIMEOUT_S))
+
+    def trickle_body() -> tuple[float, bytes]:
+        with raw_connection(server) as sock:
+            started = time.monotonic()
+            sock.sendall(
+                b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{"
+            )
+            answer = b""
+            while time.monotonic() - started < 5 * BODY_TIMEOUT_S:
+                sock.settimeout(0.3)
+                try:
+                    chunk = sock.recv(65536)
+                except TimeoutError:
+                    chunk = None
+                except ConnectionError:
+                    break
+                if chunk == b"":
+                    break
+                if chunk:
+                    answer += chunk
+                    continue
+                try:
+                    sock.sendall(b" ")
+                except ConnectionError:
+                    break
+            return time.monotonic() - started, answer
+
+    took, answer = await asyncio.to_thread(trickle_body)
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert b"REQUEST_TIMEOUT" in answer
+    assert BODY_TIMEOUT_S - 0.5 < took < 3 * BODY_TIMEOUT_S, f"closed after {took:.1f} s"
+    async with httpx.AsyncClient(base_url=server.http) as http:
+        made = await http.post("/api/games", json={"scenario": "skirmish", "seed": 3})
+        assert made.status_code == 201, "a body that comes whole is not held to it"
+
+
+def other_client(server: Server) -> httpx.AsyncClient:
+    transport = httpx.AsyncHTTPTransport(local_address=OTHER_ADDRESS)
+    return httpx.AsyncClient(base_url=server.http, transport=transport, timeout=10)
+
+
+async def test_connections_per_address_are_capped_and_other_addresses_are_served(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(BRIDGECREW_CONNECTIONS_PER_ADDRESS="20")
+
+    def hold_and_try_one_more() -> bytes:
+        held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(20)]
+        try:
+            time.sleep(0.3)  # every one of them accepted by the server
+            with raw_connection(server) as extra:
+                answer = b""
+                extra.settimeout(5)
+                with contextlib.suppress(ConnectionError):
+                    while chunk := extra.recv(65536):
+                        answer += chunk
+                return answer
+        finally:
+            for sock in held:
+                sock.close()
+
+    answer = await asyncio.to_thread(hold_and_try_one_more)
+    assert answer.startswith(b"HTTP/1.1 503") and b"TOO_MANY_CONNECTIONS" in answer, answer[:200]
+    async with other_client(server) as http:
+        assert (await http.get("/healthz")).status_code == 200
+    await asyncio.sleep(0.3)  # the held connections are gone: the address is served again
+    async with httpx.AsyncClient(base_url=server.http) as http:
+        assert (await http.get("/healthz")).status_code == 200
+
+
+async def test_websockets_per_address_are_capped_with_a_close_code_that_is_not_retried(
+    start_server: StartServer,
+) -> None:
+    """The projector's sockets count too. Over the cap, the socket is accepted and closed with
+    4429 and a reason: a 4xxx close is not one htmx-ext-ws reconnects after."""
+    server = await start_server(BRIDGECREW_SOCKETS_PER_ADDRESS="5")
+    game = await make_game(server)
+    url = f"{server.ws}/ws/display/{game}?format=json"
+    async with contextlib.AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(connect(url)) for _ in range(5)]
+        for display in sockets:
+            assert (await next_message(display))["version"] == 0
+        async with connect(url) as refused:
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(refused.recv(), 5)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 4429 and "TOO_MANY_SOCKETS" in closed.value.rcvd.reason
+        async with connect(url, local_addr=(OTHER_ADDRESS, 0)) as elsewhere:
+            assert (await next_message(elsewhere))["version"] == 0
+        await sockets[0].close()
+        await asyncio.sleep(0.2)
+        async with connect(url) as again:  # a closed socket frees its place
+            assert (await next_message(again))["version"] == 0
+
+
+def test_the_server_raises_its_file_limit_to_the_hard_limit() -> None:
+    """A process started with the common soft limit of 1,024 file descriptors (or less) runs
+    with the hard limit, so an address's capped connections cannot use them all."""
+    probe = (
+        "import resource\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+        "from app.web.serving import raise_file_limit\n"
+        "raise_file_limit()\n"
+        "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    soft, hard = (int(n) for n in ran.stdout.split())
+    assert soft == hard or soft >= 65536, ran.stdout
+
+
+async def test_a_slow_view_does_not_hold_other_requests(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However long one game's view takes to build (a game at the cap on ships, read over and
+    over by strangers), it is built off the event loop: /healthz is answered meanwhile."""
+    real = games.display_view  # type: ignore[attr-defined]
+
+    def slow_display_view(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(1.0)  # as long as a view of a very large game
+        return real(*args, **kwargs)
+
+    async with httpx.AsyncClient(base_url=live.http, timeout=30) as http:
+        made = await http.post("/api/games", json={"scenario": "skirmish", "seed": 5})
+        game = made.json()["game_id"]
+        monkeypatch.setattr(games, "display_view", slow_display_view)
+        reads = [
+            asyncio.create_task(http.get(f"/api/games/{game}/view")),
+            asyncio.create_task(http.get(f"/display/{game}")),
+        ]
+        await asyncio.sleep(0.2)  # both reads are building their views
+        started = time.monotonic()
+        assert (await http.get("/healthz")).status_code == 200
+        took = time.monotonic() - started
+        assert all(answer.status_code == 200 for answer in await asyncio.gather(*reads))
+    assert took < 0.5, f"/healthz waited {took:.2f} s for another game's view"

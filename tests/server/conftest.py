@@ -17,7 +17,7 @@ from app.db.session import plain_dsn
 from app.main import create_app
 from app.service.commands import NOTIFY_CHANNEL
 from app.settings import Settings
-from app.web.wsprotocol import WS_PROTOCOL
+from app.web.protocols import WS_PROTOCOL
 
 
 @pytest.fixture
@@ -93,7 +93,13 @@ class LiveServer:
     def __init__(self, settings: Settings, heartbeat_seconds: float = 15.0) -> None:
         self.app = create_app(settings, heartbeat_seconds=heartbeat_seconds)
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws=WS_PROTOCOL
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
+            ws=WS_PROTOCOL,
+            ws_per_message_deflate=settings.ws_deflate,
         )
         self.server = uvicorn.Server(config)
         self.task: asyncio.Task[None] | None = None

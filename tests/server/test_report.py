@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.content import load_catalogue
 from app.db.models import AppliedCommand, Game
 from app.rules import Actor, apply, new_game, parse_command
-from app.rules.report import build_report
+from app.rules.core.report import build_report
 from app.service import canonical, create_game, create_seat, load_state, run_command
 from app.service.report import game_report
+from app.web.words import sentence
 
 from .conftest import Table
 
@@ -93,10 +94,11 @@ async def test_g_end_2_the_report_from_the_event_log_equals_a_replays(
     assert kestrel["attacks"] == combat["turns"]  # the undone attack is not counted
     assert rustjaw["damage_taken"] >= 10  # every Hull box (and then some stations)
     assert kestrel["damage_dealt"] == sum(
-        int(e["text"].split("hit for ")[1].split()[0])
+        int(sentence(e["words"]).split("hit for ")[1].split()[0])
         for e in combat["log"]
-        if e["type"] == "AttackResolved" and e["text"].startswith("Weapons of Kestrel")
-        and "hit for" in e["text"]
+        if e["type"] == "AttackResolved"
+        and sentence(e["words"]).startswith("Weapons of Kestrel")
+        and "hit for" in sentence(e["words"])
     )  # fmt: skip
     _, final = await load_state(session_factory, game_id)
     assert kestrel["damage_taken"] == final["ships"]["kestrel"]["hull"]["damage"] + sum(
@@ -105,7 +107,7 @@ async def test_g_end_2_the_report_from_the_event_log_equals_a_replays(
     hit = combat["biggest_hit"]
     assert hit["damage"] >= 1 and hit["ship"] in ships and hit["target"] in ships
     assert all(injury["character"] == "amara-lind" for injury in combat["injuries"])
-    assert hit["roll"] in range(1, 7) and "d6" in hit["text"]
+    assert hit["roll"] in range(1, 7) and "d6" in sentence(hit["words"])
     assert [t["type"] for t in combat["log"]].count("ResolutionUndone") == 1
     assert combat["log"][-1]["type"] == "CombatEnded"
     assert (kestrel["torpedoes_launched"], kestrel["torpedoes_shot_down"]) == (0, 0)

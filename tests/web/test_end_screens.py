@@ -70,7 +70,7 @@ def test_g_end_the_screens_say_a_side_is_beaten_then_link_the_report() -> None:
         ("station", station_view(state, "seat-p")),
     ):
         html = render_page(audience, view, **PAGE)
-        assert "Raiders can no longer fight" in html, audience
+        assert "Raiders can no longer fight (Rustjaw destroyed)" in html, audience
         assert 'href="report"' not in html or audience == "gm"
     state = after(state, c.EndCombat())
     for audience, view in (

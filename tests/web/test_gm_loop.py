@@ -97,7 +97,7 @@ def test_a_second_wave_is_one_form_and_arrives_whole(client: TestClient) -> None
     for ship_class in load_catalogue().ships.values():
         assert f'<option value="{ship_class.id}">{ship_class.name}</option>' in form.group(0)
     answer = add_ship(client, game_id, page, "Iron Maw", x="12", y="3")
-    assert answer.status_code == 200, answer.text
+    assert answer.status_code == 204, answer.text
     ship = next(s for s in gm_view(client, game_id)["ships"] if s["name"] == "Iron Maw")
     cruiser = load_catalogue().ships["cruiser"]
     assert ship["hull"]["health"] == cruiser.hull.boxes

@@ -166,9 +166,11 @@ def test_an_order_answers_with_panels_or_with_a_toast(client: TestClient) -> Non
     assert forged.status_code == 403
 
 
-def test_the_gm_link_sets_the_gm_cookie_and_commands_answer_with_panels(
+def test_the_gm_link_sets_the_gm_cookie_and_a_command_reaches_the_screen_by_its_socket(
     client: TestClient,
 ) -> None:
+    """The answer to a command carries nothing the socket carries: 204, and the GM's own socket
+    pushes the panels the command changed."""
     game_id, _ = new_game(client)
     token = client.cookies.get(gm_cookie(game_id))
     assert token
@@ -181,12 +183,15 @@ def test_the_gm_link_sets_the_gm_cookie_and_commands_answer_with_panels(
     dashboard = client.get(f"/gm/{game_id}")
     assert dashboard.status_code == 200
     headers = {"X-CSRF-Token": csrf_of(dashboard.text), "HX-Request": "true"}
-    started = client.post(
-        f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "30"}, headers=headers
-    )
-    assert started.status_code == 200
-    assert re.search(r'id="turn"[^>]*hx-swap-oob="true"', started.text)
-    assert "Turn <b>1</b>" in started.text
+    with client.websocket_connect(f"/ws/gm/{game_id}?token={token}") as socket:
+        assert "Turn <b>1</b>" not in socket.receive_text()  # the welcome: every panel
+        started = client.post(
+            f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "30"}, headers=headers
+        )
+        assert started.status_code == 204 and started.content == b""
+        pushed = socket.receive_text()
+    assert re.search(r'id="turn"[^>]*hx-swap-oob="true"', pushed)
+    assert "Turn <b>1</b>" in pushed
 
 
 def test_a_station_page_from_the_server_holds_only_its_own_cards(client: TestClient) -> None:
@@ -308,7 +313,7 @@ def test_the_gm_lets_the_npcs_choose_legal_orders(client: TestClient) -> None:
         f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "0"}, headers=headers
     )
     answer = client.post(f"/gm/{game_id}/npc-auto", headers=headers)
-    assert answer.status_code == 200, answer.text
+    assert answer.status_code == 204, answer.text
     events = client.get(f"/api/games/{game_id}/events?after=0").json()
     given = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "rustjaw"]
     assert {e["station"] for e in given} == {"weapons", "engineering", "pilot"}

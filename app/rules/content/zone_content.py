@@ -1,0 +1,170 @@
+"""A scenario's zone map (G-ZONE-1) as frozen data, and its strict reader.
+
+A scenario without `[map]` (or with `kind = "grid"`) fights on squares (G-MAP-1); with
+`kind = "zones"` it lists its zones, each naming the zones it touches, its terrain and where the
+screens draw it. Every error names the file and the field, like the rest of the content.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .checks import ContentError, Table, check_slug, field_path, first_duplicate
+
+TERRAINS = ("open", "difficult", "hazardous")
+MAP_KINDS = ("grid", "zones")
+# Zones are drawn on a canvas of this many units; the screens scale it to fit.
+CANVAS_WIDTH = 100
+CANVAS_HEIGHT = 90
+ZONES_MAX = 40
+
+
+@dataclass(frozen=True)
+class Zone:
+    id: str
+    name: str
+    terrain: str  # "open" | "difficult" | "hazardous"
+    cost: int  # extra action value to leave it (G-ZONE-4); 0 for open space
+    cover: bool
+    x: int  # where its centre is drawn, on the CANVAS_WIDTH x CANVAS_HEIGHT canvas
+    y: int
+    touches: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ZoneMap:
+    zones: tuple[Zone, ...]
+
+    def by_id(self) -> dict[str, Zone]:
+        return {zone.id: zone for zone in self.zones}
+
+
+def parse_map(sheet: Table) -> ZoneMap | None:
+    """The scenario's `[map]` table: None for a grid, else the zone map, checked whole: every
+    touch names a known zone, touching is mutual, and every zone can be reached from the first."""
+    if not sheet.has("map"):
+        return None
+    table = sheet.table("map", required=("kind",), optional=("zones",))
+    kind = table.choice("kind", MAP_KINDS, "map kind")
+    if kind == "grid":
+        if table.has("zones"):
+            raise table.error("zones", 'a grid map has no zones; set kind = "zones"')
+        return None
+    entries = table.tables(
+        "zones",
+        required=("id", "name", "terrain", "x", "y", "touches"),
+        optional=("cost", "cover"),
+    )
+    if len(entries) < 2:
+        raise table.error("zones", f"a zone map needs at least two zones, found {len(entries)}")
+    if len(entries) > ZONES_MAX:
+        raise table.error("zones", f"at most {ZONES_MAX} zones fit a screen, found {len(entries)}")
+    zones = [_zone(entry) for entry in entries]
+    duplicate = first_duplicate(z.id for z in zones)
+    if duplicate:
+        raise ContentError(
+            table.file,
+            field_path(table.at("zones"), duplicate[1]) + ".id",
+            f"zone id {zones[duplicate[1]].id!r} is already used by zones[{duplicate[0]}]",
+        )
+    _check_touches(table, zones)
+    return ZoneMap(tuple(zones))
+
+
+def _zone(entry: Table) -> Zone:
+    terrain = entry.choice("terrain", TERRAINS, "terrain")
+    if terrain == "open":
+        if entry.has("cost"):
+            raise entry.error("cost", "open space costs nothing to leave; drop the cost")
+        cost = 0
+    else:
+        # 003's table: 1 dust or debris, 2 dense nebula or stellar gravity well, 3 singularity.
+        cost = entry.integer("cost", low=1, high=3)
+    touches = entry.array("touches")
+    names = [
+        check_slug(entry.file, field_path(entry.at("touches"), i), item)
+        for i, item in enumerate(touches)
+    ]
+    duplicate = first_duplicate(names)
+    if duplicate:
+        raise entry.error("touches", f"{names[duplicate[1]]!r} is listed twice")
+    return Zone(
+        entry.slug("id"),
+        entry.text("name"),
+        terrain,
+        cost,
+        entry.flag("cover", default=False),
+        entry.integer("x", low=0, high=CANVAS_WIDTH),
+        entry.integer("y", low=0, high=CANVAS_HEIGHT),
+        tuple(names),
+    )
+
+
+def _check_touches(table: Table, zones: list[Zone]) -> None:
+    known = {z.id: i for i, z in enumerate(zones)}
+    for index, zone in enumerate(zones):
+        where = field_path(table.at("zones"), index)
+        for t, other in enumerate(zone.touches):
+            field = f"{where}.touches[{t}]"
+            if other == zone.id:
+                raise ContentError(table.file, field, "a zone cannot touch itself")
+            if other not in known:
+                raise ContentError(
+                    table.file,
+                    field,
+                    f"unknown zone {other!r}; known zones: {', '.join(sorted(known))}",
+                )
+            if zone.id not in zones[known[other]].touches:
+                raise ContentError(
+                    table.file,
+                    field,
+                    f"{zone.id!r} touches {other!r} but {other!r} does not list {zone.id!r} "
+                    "in its touches; touching goes both ways",
+                )
+    reached = steps_from({z.id: z.touches for z in zones}, zones[0].id)
+    cut_off = [z.id for z in zones if z.id not in reached]
+    if cut_off:
+        raise ContentError(
+            table.file,
+            table.at("zones"),
+            f"the map is not connected: no way from {zones[0].id!r} to {', '.join(cut_off)}",
+        )
+
+
+def steps_from(touches: Mapping[str, Iterable[str]], start: str) -> dict[str, int]:
+    """G-ZONE-2: the fewest zone steps from `start` to every zone it can reach (breadth first)."""
+    steps = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for there in touches[here]:
+            if there not in steps:
+                steps[there] = steps[here] + 1
+                queue.append(there)
+    return steps
+
+
+def map_data(zone_map: ZoneMap) -> dict[str, Any]:
+    """The zone map as game state (plain JSON): every zone, and the steps between every pair,
+    worked out once here rather than on every distance asked for."""
+    touches = {z.id: z.touches for z in zone_map.zones}
+    return {
+        "kind": "zones",
+        "zones": {
+            z.id: {
+                "id": z.id,
+                "name": z.name,
+                "terrain": z.terrain,
+                "cost": z.cost,
+                "cover": z.cover,
+                "x": z.x,
+                "y": z.y,
+                "touches": list(z.touches),
+            }
+            for z in zone_map.zones
+        },
+        "steps": {z.id: steps_from(touches, z.id) for z in zone_map.zones},
+    }

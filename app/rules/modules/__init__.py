@@ -1,0 +1,17 @@
+"""The switchable modules, and the one place that names them: each plugs into the core's hooks
+(core/hooks.py) here, once, as `app.rules` is imported. The core never imports a module."""
+
+from __future__ import annotations
+
+from ..core.commands import COMMANDS
+from ..core.engine import HANDLERS
+from ..core.hooks import HOOKS
+from . import npc, seats, starmada, syshit, weapons, zones
+
+MODULES = (weapons, zones, npc, seats, starmada, syshit)
+
+for module in MODULES:
+    module.register(HOOKS)
+
+if set(HANDLERS) | set(HOOKS.commands) != set(COMMANDS.values()):
+    raise RuntimeError("every command needs one handler, in the core or a module")

@@ -1,0 +1,11 @@
+"""Module `starmada` (M-STARMADA): Hull damage wears systems down by the ship's damage factor."""
+
+from __future__ import annotations
+
+from ...core.hooks import Hooks
+from . import starmada
+
+
+def register(hooks: Hooks) -> None:
+    hooks.hull_box_filled.append(starmada.hull_box_filled)
+    hooks.random_allocation.append(starmada.on)

@@ -1,0 +1,11 @@
+"""Module `syshit` (M-SYSHIT): a d20 sends part of each hit to the system it names."""
+
+from __future__ import annotations
+
+from ...core.hooks import Hooks
+from . import syshit
+
+
+def register(hooks: Hooks) -> None:
+    hooks.hull_hit.append(syshit.diverted)
+    hooks.random_allocation.append(syshit.on)
