@@ -441,6 +441,10 @@ SENTENCES: dict[str, Sentence] = {
     "same_station": N_("You are already at that station."),
     "same_zone_refused": N_("{ship} is already in {zone}."),
     "seat_taken": N_("That seat already mans a station."),
+    "seats_per_address": N_(
+        "Your network address already holds {held} stations of this game, the most one address "
+        "may hold. Ask the GM to free the stations nobody uses."
+    ),
     "seats_module_off": N_("Moving about the bridge needs the seats module (GM)."),
     "setting_out_of_range": N_("{setting} is between {least} and {most}."),
     "setting_true_or_false": N_("{setting} is true or false."),

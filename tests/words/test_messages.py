@@ -31,7 +31,8 @@ from app.web.words import (
 from tests.rules.test_properties import Game
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "app" / "rules"
+# Where messages are made: the engine, and the service layer's own refusals (seats per address).
+SOURCES = (ROOT / "app" / "rules", ROOT / "app" / "service")
 GERMAN = ROOT / "translations" / "de" / "LC_MESSAGES" / "engine.po"
 
 # Games the bot table plays: every shipped scenario, with each optional module at least once.
@@ -137,8 +138,8 @@ def _literals(node: ast.expr) -> list[str]:
 
 def source_calls() -> Iterator[tuple[str, str, set[str] | None, str]]:
     """(kind, message id, its parameter names or None when some come from **, where) for every
-    `message`, `refuse` and `term` call in app/rules with a literal id."""
-    for path in sorted(RULES.rglob("*.py")):
+    `message`, `refuse` and `term` call in app/rules and app/service with a literal id."""
+    for path in sorted(p for source in SOURCES for p in source.rglob("*.py")):
         if path.name in ("messages.py", "errors.py"):
             continue  # where messages and refusals are made, from their callers' ids
         tree = ast.parse(path.read_text())
