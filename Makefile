@@ -9,7 +9,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUN_INSTALLED := $(VENV)/.installed-run
 DEV_INSTALLED := $(VENV)/.installed-dev
 
-.PHONY: run test lint format lock clean
+.PHONY: run test lint format lock clean i18n
 
 run: $(RUN_INSTALLED)
 	$(BIN)/bridgecrew serve
@@ -42,6 +42,27 @@ $(RUN_INSTALLED): requirements.txt pyproject.toml | $(BIN)/python
 
 $(DEV_INSTALLED): requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(install-locked)
+
+# --- Translations ---------------------------------------------------------------------------------
+# Extracts every translatable string into translations/<domain>.pot and merges it into each
+# language's .po (new strings come in untranslated; tests/i18n fails until they are translated).
+# The .po files are compiled in memory when the server first needs a language (app/i18n.py).
+# The API's messages are extracted from the calls that carry them (error, refusal, ServiceError).
+PYBABEL := $(BIN)/pybabel
+I18N_KEYWORDS := -k N_ -k error:3 -k refusal:4 -k ServiceError:2
+# The engine's sentences (app/web/words.py): plain, plural (by `count`) and in a context.
+ENGINE_KEYWORDS := --no-default-keywords -k N_ -k Nn_:1,2 -k Np_:1c,2
+i18n: $(DEV_INSTALLED)
+	$(PYBABEL) extract -F babel.cfg $(I18N_KEYWORDS) -w 100 --no-location --sort-output \
+		--omit-header -o translations/messages.pot .
+	$(PYBABEL) update -w 100 --no-fuzzy-matching --ignore-obsolete -D messages -i translations/messages.pot \
+		-d translations
+	if [ -f babel-engine.cfg ]; then \
+		$(PYBABEL) extract -F babel-engine.cfg $(ENGINE_KEYWORDS) -w 100 --no-location --sort-output \
+			--omit-header -o translations/engine.pot . && \
+		$(PYBABEL) update -w 100 --no-fuzzy-matching --ignore-obsolete -D engine -i translations/engine.pot \
+			-d translations; \
+	fi
 
 # --- The lock files -------------------------------------------------------------------------------
 # requirements.txt: what running needs; requirements-dev.txt: that plus the test and lint tools,

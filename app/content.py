@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.i18n_content import KINDS, without_translations
 from app.rules.content import (
     Catalogue,
     ContentError,
@@ -52,7 +53,12 @@ def _read_catalogue(root: Path) -> Catalogue:
 
 
 def _read_all(folder: Path, base: Path, parse: Callable[[dict[str, Any], str], T]) -> list[T]:
-    return [parse(*_read_toml(path, base)) for path in sorted(folder.glob("*.toml"))]
+    found = []
+    for path in sorted(folder.glob("*.toml")):
+        data, name = _read_toml(path, base)
+        # Translations (issue 30) are checked apart and never reach the engine.
+        found.append(parse(without_translations(data, name, KINDS[parse]), name))
+    return found
 
 
 def _read_toml(path: Path, base: Path) -> tuple[dict[str, Any], str]:

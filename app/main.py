@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
+from app.i18n import LanguageMiddleware
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, gm, join, report, station, ws
@@ -115,6 +116,8 @@ def create_app(
     # zlib's default level: compressing runs on the event loop, and Starlette's default (9) costs
     # several times the CPU for a few per cent fewer bytes.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
+    # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
+    app.add_middleware(LanguageMiddleware)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)

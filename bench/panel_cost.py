@@ -10,6 +10,7 @@ is pushed, and rendered unless another screen had those inputs; each render is c
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
     .venv/bin/python bench/panel_cost.py --games 4 --rounds 4   # whole push rounds, for A/B
+    .venv/bin/python bench/panel_cost.py --games 4 --rounds 4 --locales en,de   # a mixed table
 """
 
 from __future__ import annotations
@@ -65,10 +66,12 @@ def screens(seats: list[str]) -> list[tuple[str, Any]]:
 
 
 class Bridge:
-    """One bridge's screens as a room holds them: the inputs each shows, and the panel cache."""
+    """One bridge's screens as a room holds them: the inputs each shows, and the panel cache.
+    Screens take the `locales` in turn (issue 30: each socket is rendered in its own language)."""
 
-    def __init__(self, viewers: list[tuple[str, Any]]) -> None:
+    def __init__(self, viewers: list[tuple[str, Any]], locales: tuple[str, ...] = ("en",)) -> None:
         self.viewers = viewers
+        self.locales = locales
         self.shown: dict[Any, list[int]] = {}
         self.cache: Cache = {}
         self.reads: Reads = {}
@@ -78,16 +81,17 @@ class Bridge:
         common, older, self.cache = shared_view(state), self.cache, {}
         parts = Inputs(self.reads)
         self.reads = parts.reads
-        for audience, viewer in self.viewers:
-            screen = Screen(audience, view_for(state, viewer, common), parts)
+        for index, (audience, viewer) in enumerate(self.viewers):
+            locale = self.locales[index % len(self.locales)]
+            screen = Screen(audience, view_for(state, viewer, common), parts, locale)
             shown = self.shown.get(viewer)
             for index, key in enumerate(screen.keys):
                 if shown is None or shown[index] != key:
                     screen.html(index, self.cache, older)
                 else:
-                    found = older.get((audience, screen.names[index], key))
+                    found = older.get((audience, screen.names[index], key, screen.locale))
                     if found is not None:
-                        self.cache[(audience, screen.names[index], key)] = found
+                        self.cache[(audience, screen.names[index], key, screen.locale)] = found
             self.shown[viewer] = screen.keys
 
 
@@ -97,9 +101,9 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
     original = push.render_panels
 
-    def timed(audience: str, view: Any, names: tuple[str, ...]) -> str:
+    def timed(audience: str, view: Any, names: tuple[str, ...], locale: str = "en") -> str:
         start = time.perf_counter()
-        html = original(audience, view, names)
+        html = original(audience, view, names, locale)
         row = cost[(audience, names[0])]
         row[0] += 1
         row[1] += time.perf_counter() - start
@@ -135,7 +139,9 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
     return totals, commands, by_command
 
 
-def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
+def whole_rounds(
+    games: int, steps: int, repeats: int, locales: tuple[str, ...] = ("en",)
+) -> tuple[float, int]:
     """A push round's CPU time per command, all of it (views, panel checks, renders), untimed
     inside: the best of `repeats` passes over the same games, each with a fresh hub. CPU time, not
     wall time, so that other processes on a shared machine weigh less in a comparison."""
@@ -148,7 +154,7 @@ def whole_rounds(games: int, steps: int, repeats: int) -> tuple[float, int]:
     for _ in range(repeats):
         total, commands = 0.0, 0
         for state, viewers, states in played:
-            bridge = Bridge(viewers)
+            bridge = Bridge(viewers, locales)
             for index, after in enumerate([state, *states]):
                 start = time.process_time()
                 bridge.push_round(after)
@@ -171,9 +177,15 @@ def main() -> None:
         metavar="N",
         help="only time whole push rounds per command, the best of N passes (for before/after)",
     )
+    parser.add_argument(
+        "--locales",
+        default="en",
+        help="the screens' languages, taken in turn, e.g. de or en,de (with --rounds)",
+    )
     args = parser.parse_args()
     if args.rounds:
-        per_command, commands = whole_rounds(args.games, args.steps, args.rounds)
+        locales = tuple(args.locales.split(","))
+        per_command, commands = whole_rounds(args.games, args.steps, args.rounds, locales)
         print(
             f"push round: {per_command * 1000:.3f} ms of CPU per command (best of {args.rounds}, "
             f"{commands} commands)"

@@ -15,7 +15,15 @@ APP = Path(__file__).resolve().parents[1] / "app"
 # Lowest first. A new top-level module must be placed here, on purpose.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.rules",),  # pure: the standard library only (tests/rules/test_purity.py)
-    ("app.settings", "app.network", "app.content"),
+    # The players' languages sit with the content: scenario files carry their translations.
+    (
+        "app.settings",
+        "app.network",
+        "app.content",
+        "app.i18n",
+        "app.i18n_content",
+        "app.i18n_words",
+    ),
     ("app.db",),
     ("app.service",),
     ("app.backup", "app.sweeper"),

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
+from app.rules.core.messages import message
 from app.rules.core.state import seat_station
 
 from .commands import NOTIFY_CHANNEL, LockedGame, SessionFactory, game_key, locked
@@ -281,12 +282,8 @@ async def _check_address(
         .where(Seat.game_id == game_id, Seat.taken_from == taken_from, Seat.revoked_at.is_(None))
     )
     if (held or 0) >= per_address:
-        raise ServiceError(
-            "SEATS_PER_ADDRESS",
-            f"Your network address already holds {held} stations of this game, the most one "
-            "address may hold. Ask the GM to free the stations nobody uses.",
-            409,
-        )
+        # A message, as the engine's refusals are, so the phone says it in its own language.
+        raise ServiceError("SEATS_PER_ADDRESS", message("seats_per_address", held=held), 409)
 
 
 async def revoke_seat(

@@ -21,6 +21,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.i18n import gettext
 from app.service import ServiceError
 from app.settings import Settings
 from app.web.render import render_template
@@ -33,7 +34,9 @@ CODES = {413: "TOO_LARGE", 401: "UNAUTHENTICATED", 403: "FORBIDDEN"}
 
 
 def error(status: int, code: str, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"code": code, "message": message}, status, headers=headers or None)
+    """`code` stays as it is; `message` is in the request's language where the catalogue has it."""
+    body = {"code": code, "message": gettext(message)}
+    return JSONResponse(body, status, headers=headers or None)
 
 
 TITLES = {403: "Not for this device", 404: "Not found", 429: "Too many tries"}

@@ -14,6 +14,7 @@ the reads queue (holding nothing but their request) instead of crowding the loop
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import uuid
 from collections.abc import Callable
@@ -28,9 +29,12 @@ _READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reads")
 
 
 async def off_loop(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`work(*args, **kwargs)` in the reads' thread."""
+    """`work(*args, **kwargs)` in the reads' thread, in the caller's context variables (as
+    asyncio.to_thread does): a render there speaks the request's language (app.i18n)."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_READS, functools.partial(work, *args, **kwargs))
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, work, *args, **kwargs)
+    return await loop.run_in_executor(_READS, call)
 
 
 async def read_view(

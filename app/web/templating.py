@@ -7,15 +7,27 @@ bytes whichever way it travels.
 from __future__ import annotations
 
 import os
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import segno
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
+from jinja2.ext import Extension
+from jinja2.lexer import Token, TokenStream
 from markupsafe import Markup, escape
 
+from app import i18n
+from app.i18n import N_, known
+from app.i18n import spoken as _
+from app.i18n_content import content
 from app.rules.content import MODULES
 from app.rules.core.messages import term
 from app.rules.core.phases import ACTIONS
@@ -26,12 +38,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR = ROOT / "templates"
 STATIC_DIR = ROOT / "static"
 
+# Msgids: the templates translate them with _() when they show them.
 STATUS_WORDS = {
-    "healthy": "unhurt",
-    "wounded": "wounded",
-    "seriously_wounded": "seriously wounded",
-    "unconscious": "unconscious",
-    "dead": "dead",
+    "healthy": N_("unhurt"),
+    "wounded": N_("wounded"),
+    "seriously_wounded": N_("seriously wounded"),
+    "unconscious": N_("unconscious"),
+    "dead": N_("dead"),
 }
 # Static rules data (not game state): what each role may order, for the GM's NPC order forms.
 ROLE_ACTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {}
@@ -112,8 +125,12 @@ def far(view: View, pair: View | None) -> str:
         return ""
     steps = int(pair["squares"])
     if view["game"]["map"]["kind"] != "zones":
-        return f"{steps} sq"
-    return "same zone" if steps == 0 else f"{steps} zone{'s' if steps > 1 else ''}"
+        return _("%(n)s sq") % {"n": steps}
+    if steps == 0:
+        return _("same zone")
+    return i18n.translations(i18n.speaking.get()).ngettext(
+        "%(num)s zone", "%(num)s zones", steps
+    ) % {"num": steps}
 
 
 def zone_name(view: View, zone_id: str) -> str:
@@ -152,7 +169,10 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
         (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), here["name"][:3])
         for (x, y), here in occupancy(view).items()
     )
-    return _pilot_grid(width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"))
+    square = _("Square %(x)s, %(y)s")
+    return _pilot_grid(
+        width, height, ships, ship["x"], ship["y"], order.get("x"), order.get("y"), square
+    )
 
 
 @lru_cache(maxsize=32)
@@ -164,6 +184,7 @@ def _pilot_grid(
     own_y: int,
     chosen_x: Any,
     chosen_y: Any,
+    square: str,
 ) -> Markup:
     here = {(x, y): (side, name) for x, y, side, name in ships}
     # Coordinates along the top and down the left, so a square can be called out by number.
@@ -183,7 +204,7 @@ def _pilot_grid(
             out.append(
                 f'    <label class="{cls}" data-x="{x}" data-y="{y}">\n'
                 f'      <input type="radio" name="dest" value="{x},{y}"{checked}'
-                f' aria-label="Square {x}, {y}">\n'
+                f' aria-label="{escape(square % {"x": x, "y": y})}">\n'
             )
             if found:
                 out.append(f'<span class="cell-ship">{escape(found[1])}</span>')
@@ -196,13 +217,15 @@ def order_text(view: View, order: View) -> str:
     they are revealed)."""
     if order["action"] == "pass":
         if order.get("overriding"):  # M-SEATS-2
-            return f"Giving {order['overriding']}'s order instead (override −2)."
-        return "Pass."
+            return _("Giving %(station)s's order instead (override −2).") % {
+                "station": order["overriding"]
+            }
+        return _("Pass.")
     action = ACTIONS.get(order["action"])
-    text = order["action"] if action is None else say(term("action", order["action"]))
+    text = order["action"] if action is None else say(term("action", order["action"]), i18n.words())
     if action is not None and action["kinds"]:
         # M-NPC-1: an NPC crew's value is rolled at the reveal.
-        text += " (crew roll)" if order.get("npc") else f" ({order['value']})"
+        text += " " + _("(crew roll)") if order.get("npc") else f" ({order['value']})"
     if order.get("target"):
         text += f" → {ship_of(view, order['target'])['name']}"
     if order.get("target_station"):
@@ -257,7 +280,43 @@ def _dict_type_names(cls: type) -> frozenset[str] | None:
     return None if "__dict__" in names or "__getattr__" in names else names
 
 
-def _environment() -> Environment:
+class _WordsInPlace(Extension):
+    """`_("literal")` with no values, put into the template as its translation when the template
+    is compiled: one environment per language, so a render need not call gettext for each of the
+    hundreds of fixed words a screen has (calls in a template are its costliest step). Messages
+    with values (`_("Turn %(n)s", n=...)`) are still translated as they render."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        words = i18n.translations(self.environment.locale)  # type: ignore[attr-defined]
+        held: list[Token] = []
+        for token in stream:
+            held.append(token)
+            if not _words_so_far(held):
+                yield from held
+                held = []
+            elif len(held) == len(_WORDS_SHAPE):
+                text = words.gettext(held[2].value) % {}  # as newstyle gettext: "%%" is "%"
+                line = held[0].lineno
+                yield from (
+                    Token(line, "string", text),
+                    Token(line, "pipe", "|"),
+                    Token(line, "name", "safe"),  # the catalogue's text, markup and all
+                )
+                held = []
+        yield from held
+
+
+_WORDS_SHAPE = ("name", "lparen", "string", "rparen")
+
+
+def _words_so_far(held: list[Token]) -> bool:
+    """Whether these tokens begin `_("literal")`."""
+    if held[0].value != "_":
+        return False
+    return all(token.type == kind for token, kind in zip(held, _WORDS_SHAPE, strict=False))
+
+
+def _environment(locale: str = i18n.SOURCE) -> Environment:
     env = _ViewEnvironment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         autoescape=select_autoescape(["html"]),
@@ -266,8 +325,31 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=DEV,
+        extensions=["jinja2.ext.i18n", _WordsInPlace],
     )
-    env.filters.update(mmss=mmss, signed=signed, say=say_filter, label=label_filter)
+    env.locale = locale  # type: ignore[attr-defined]
+    # Newstyle gettext: placeholders by keyword, escaped. The callables come with each render
+    # (app/i18n.py, render_context), so each screen is in its own viewer's language; these globals
+    # serve macros, which see module globals rather than the render's context.
+    env.newstyle_gettext = True  # type: ignore[attr-defined]
+    env.globals.update(
+        _=i18n.macro_underscore,
+        gettext=i18n.macro_gettext,
+        ngettext=i18n.macro_ngettext,
+        number=i18n.macro_number,
+    )
+    env.filters.update(
+        mmss=mmss,
+        signed=signed,
+        # In the rendering language (app/i18n.py): English words that come as data (range bands,
+        # card kinds, sides, action and phase names), and scenario content. Context filters, so
+        # that Jinja never folds them into a template in the language it was compiled in.
+        known=pass_context(lambda _context, value: known(value)),
+        content=pass_context(lambda _context, value: content(value)),
+        # The engine's messages (app/web/words.py), in the render's `translations`.
+        say=say_filter,
+        label=label_filter,
+    )
     env.globals.update(
         status_words=STATUS_WORDS,
         role_icons=ROLE_ICONS,
@@ -286,6 +368,7 @@ def _environment() -> Environment:
         modules=MODULES,
         quiet_events=QUIET_EVENTS,
         weapon_dice_events=WEAPON_DICE_EVENTS,
+        languages=i18n.LANGUAGES,
     )
     # Macros as a global, not a per-template import: jinja2-fragments renders single blocks, and a
     # block never sees imports made at the top of its template.
@@ -312,3 +395,13 @@ class _Macros:
 
 
 environment = _environment()
+_ENVIRONMENTS = {i18n.SOURCE: environment}
+
+
+def environment_for(locale: str) -> Environment:
+    """The environment whose templates have this language's fixed words in place."""
+    locale = i18n.supported(locale) or i18n.SOURCE  # one per language offered, no more
+    found = _ENVIRONMENTS.get(locale)
+    if found is None:
+        found = _ENVIRONMENTS[locale] = _environment(locale)
+    return found

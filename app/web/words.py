@@ -20,18 +20,14 @@ failure (tests/words), never a crash at the table.
 from __future__ import annotations
 
 import gettext as gettext_module
-import io
 import logging
 from collections.abc import Mapping
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Protocol
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
 from jinja2 import pass_context
 from jinja2.runtime import Context
+
+from app import i18n
 
 log = logging.getLogger(__name__)
 
@@ -45,23 +41,6 @@ class Words(Protocol):
 
 
 ENGLISH: Words = gettext_module.NullTranslations()
-TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "translations"
-DOMAIN = "engine"
-
-
-@lru_cache(maxsize=16)
-def words_for(locale: str | None) -> Words:
-    """The engine's sentences in one language: its `engine.po`, compiled in memory (fuzzy
-    entries left out, as msgfmt leaves them). English, the source, has no catalogue."""
-    path = TRANSLATIONS_DIR / str(locale) / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if not locale or "/" in locale or not path.is_file():
-        return ENGLISH
-    with path.open("rb") as source:
-        catalogue = read_po(source, locale=locale, domain=DOMAIN)
-    compiled = io.BytesIO()
-    write_mo(compiled, catalogue, use_fuzzy=False)
-    compiled.seek(0)
-    return Translations(compiled, domain=DOMAIN)
 
 
 def N_(sentence: str) -> str:
@@ -358,6 +337,7 @@ SENTENCES: dict[str, Sentence] = {
     "bad_magazine": N_("A magazine holds 0 to {most} torpedoes."),
     "bad_message": N_("A message is 1 to 280 characters."),
     "bad_modifier": N_("A bonus applies to one of: {known}."),
+    "bad_display_language": N_("The projector's language is a code such as en or de."),
     "bad_modifier_lasting": N_("A bonus lasts for the 'turn' or the whole 'combat'."),
     "bad_modifier_value": N_("A bonus or penalty is between −20 and +20, and not 0."),
     "bad_out_reason": N_("A ship leaves the fight as 'fled' or 'surrendered' (or '')."),
@@ -461,6 +441,10 @@ SENTENCES: dict[str, Sentence] = {
     "same_station": N_("You are already at that station."),
     "same_zone_refused": N_("{ship} is already in {zone}."),
     "seat_taken": N_("That seat already mans a station."),
+    "seats_per_address": N_(
+        "Your network address already holds {held} stations of this game, the most one address "
+        "may hold. Ask the GM to free the stations nobody uses."
+    ),
     "seats_module_off": N_("Moving about the bridge needs the seats module (GM)."),
     "setting_out_of_range": N_("{setting} is between {least} and {most}."),
     "setting_true_or_false": N_("{setting} is true or false."),
@@ -607,6 +591,8 @@ PARAM_KINDS = {
 }
 # Lists of [characteristic, change] pairs, shown as gains and losses ("Strength −2").
 CHANGES = frozenset({"changes"})
+# A yes-or-no parameter (a setting switched on or off), in words rather than Python's True/False.
+SWITCH = {True: Np_("switch", "on"), False: Np_("switch", "off")}
 
 
 class MessageError(ValueError):
@@ -641,11 +627,12 @@ def sentence(message: Mapping[str, Any], words: Words = ENGLISH) -> str:
 
 def say(message: Mapping[str, Any] | str | None, words: Words = ENGLISH) -> str:
     """The message in words, for people: one that does not fit is logged and shown as its id.
-    A plain string (a text stored before the engine spoke in messages) is shown as it is."""
+    A plain string (the web layer's own sentence, or a text stored before the engine spoke in
+    messages) is shown in the catalogue's words where it has them, else as it is."""
     if message is None:
         return ""
     if isinstance(message, str):
-        return message
+        return words.gettext(message) if message else message
     try:
         return sentence(message, words)
     except MessageError:
@@ -656,7 +643,7 @@ def say(message: Mapping[str, Any] | str | None, words: Words = ENGLISH) -> str:
 def request_words(scope: Mapping[str, Any]) -> Words:
     """The language of the request being served (`scope["state"]["locale"]`, which the
     language middleware sets), else English."""
-    return words_for(scope.get("state", {}).get("locale"))
+    return i18n.translations(i18n.supported(scope.get("state", {}).get("locale")) or i18n.SOURCE)
 
 
 def with_text(events: list[dict[str, Any]], words: Words) -> list[dict[str, Any]]:
@@ -668,17 +655,20 @@ def with_text(events: list[dict[str, Any]], words: Words) -> list[dict[str, Any]
 @pass_context
 def say_filter(context: Context, message: Mapping[str, Any] | str | None) -> str:
     """`{{ event.words|say }}`: in the render's language (the `translations` the render context
-    carries), else English."""
-    words = context.get("translations")
-    return say(message, words if words is not None else ENGLISH)
+    carries; inside a macro, whose context has none, the language being rendered)."""
+    return say(message, _render_words(context))
 
 
 @pass_context
 def label_filter(context: Context, label: str) -> str:
     """`{{ name|label }}`: a name the engine gives, a dice breakdown's term or a station's role
     ("Weapons"), in the render's language; a GM's reason or a station's own label as typed."""
+    return _label(str(label), _render_words(context))
+
+
+def _render_words(context: Context) -> Words:
     words = context.get("translations")
-    return _label(str(label), words if words is not None else ENGLISH)
+    return words if words is not None else i18n.words()
 
 
 def _term(kind: str, id_: str, words: Words) -> str:
@@ -689,6 +679,8 @@ def _term(kind: str, id_: str, words: Words) -> str:
 
 
 def _param(name: str, value: Any, words: Words) -> Any:
+    if isinstance(value, bool):
+        return str(words.pgettext("switch", SWITCH[value]))
     if isinstance(value, Mapping):
         return sentence(value, words)
     if isinstance(value, list | tuple):

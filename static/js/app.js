@@ -17,6 +17,14 @@
   ];
 
   var body = document.body;
+  // The page's sentences for what this script says (templates/base.html, #bc-words).
+  var WORDS = {};
+  try { WORDS = JSON.parse(document.getElementById("bc-words").textContent); } catch (err) { /* none */ }
+  function say(key, values) {
+    var text = WORDS[key] || key;
+    Object.keys(values || {}).forEach(function (name) { text = text.split("{" + name + "}").join(values[name]); });
+    return text;
+  }
   var serverOffset = (parseFloat(body.dataset.now) || Date.now() / 1000) - Date.now() / 1000;
   function now() { return Date.now() / 1000 + serverOffset; }
 
@@ -74,7 +82,7 @@
   body.addEventListener("htmx:sendError", function (e) {
     var config = e.detail.requestConfig;
     if (config && config.verb === "get") return; // a poll or resync: the banner says enough
-    toast("No connection to the server: nothing was sent. Try again in a moment.");
+    toast(say("no_connection"));
   });
   body.addEventListener("htmx:responseError", function (e) {
     var xhr = e.detail.xhr;
@@ -82,7 +90,7 @@
       // Refusals from outside the HTML routes (a freed seat, a GM-only route) are {code, message}.
       try { toast(JSON.parse(xhr.responseText).message); return; } catch (err) { /* not JSON after all */ }
     }
-    if (xhr.status >= 500) toast("The server had a problem (" + xhr.status + "). Tell the GM.");
+    if (xhr.status >= 500) toast(say("server_problem", { status: xhr.status }));
   });
 
   /* --- Commands: an id per request, forms reset once the server took them ---------------------- */
@@ -282,9 +290,9 @@
     // Cards gone without being played were lost to damage (the engine drops the lowest first).
     var lost = Object.keys(before.cards).filter(function (id) { return !(id in after.cards) && !before.cards[id].sent; });
     if (!lost.length) return;
-    box.textContent = "Lost to damage: " + lost.map(function (id) {
+    box.textContent = say("lost_to_damage", { cards: lost.map(function (id) {
       return before.cards[id].name + " (" + before.cards[id].value + ")";
-    }).join(", ") + ".";
+    }).join(", ") });
     box.hidden = false;
   }
 
@@ -310,7 +318,7 @@
     document.querySelectorAll("[data-total]").forEach(function (el) { el.textContent = total; });
     var chosen = document.querySelector("[data-chosen]");
     var count = document.querySelectorAll("#hand .card input:checked").length;
-    if (chosen) chosen.textContent = count ? "Chosen: " + count + " card" + (count > 1 ? "s" : "") + ", total " + total + ". Not sent yet." : "";
+    if (chosen) chosen.textContent = count ? say(count === 1 ? "chosen_one" : "chosen_other", { count: count, total: total }) : "";
     if (form) reach(form, total);
     marks();
     allocationSums();
@@ -341,8 +349,8 @@
       tile.classList.toggle("out", !ok);
       var short = tile.querySelector("[data-short]");
       if (short) {
-        short.textContent = need >= 999 ? "" : !ok ? "· " + (need - total) + " short" :
-          total < full ? "· hazard: " + (full - total) + " Hull damage" : "";
+        short.textContent = need >= 999 ? "" : !ok ? say("short", { n: need - total }) :
+          total < full ? say("hazard", { n: full - total }) : "";
       }
       if (open) input.disabled = !ok;
       if (!ok && input.checked) input.checked = false;

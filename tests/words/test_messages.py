@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from babel.messages.pofile import read_po
 
+from app.i18n import translations
 from app.rules import display_view, gm_view, station_view
 from app.web.words import (
     SENTENCES,
@@ -26,12 +27,12 @@ from app.web.words import (
     MessageError,
     Words,
     sentence,
-    words_for,
 )
 from tests.rules.test_properties import Game
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT / "app" / "rules"
+# Where messages are made: the engine, and the service layer's own refusals (seats per address).
+SOURCES = (ROOT / "app" / "rules", ROOT / "app" / "service")
 GERMAN = ROOT / "translations" / "de" / "LC_MESSAGES" / "engine.po"
 
 # Games the bot table plays: every shipped scenario, with each optional module at least once.
@@ -100,7 +101,7 @@ def played() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 @cache
 def german() -> Words:
-    return words_for("de")
+    return translations("de")
 
 
 def placeholders(text: str) -> set[str]:
@@ -137,8 +138,8 @@ def _literals(node: ast.expr) -> list[str]:
 
 def source_calls() -> Iterator[tuple[str, str, set[str] | None, str]]:
     """(kind, message id, its parameter names or None when some come from **, where) for every
-    `message`, `refuse` and `term` call in app/rules with a literal id."""
-    for path in sorted(RULES.rglob("*.py")):
+    `message`, `refuse` and `term` call in app/rules and app/service with a literal id."""
+    for path in sorted(p for source in SOURCES for p in source.rglob("*.py")):
         if path.name in ("messages.py", "errors.py"):
             continue  # where messages and refusals are made, from their callers' ids
         tree = ast.parse(path.read_text())

@@ -9,8 +9,9 @@ from typing import Any
 
 from jinja2 import Environment
 
+from app.i18n import translations
 from app.web.errors import refusal
-from app.web.words import label_filter, say_filter, words_for
+from app.web.words import label_filter, say_filter
 from tests.server.conftest import Table, client, settings
 
 __all__ = ["client", "settings"]  # the server tests' fixtures: the app on a real database
@@ -31,7 +32,7 @@ def test_the_say_filter_speaks_the_renders_language_and_english_without_one() ->
     template = "{{ m|say }} / {{ phase|say }}"
     shown = {"m": {"msg": "shields_raised", "ship": "Kestrel"}, "phase": {"msg": "phase.orders"}}
     assert render(template, **shown) == "Kestrel raised its shields. / Orders"
-    german = render(template, translations=words_for("de"), **shown)
+    german = render(template, translations=translations("de"), **shown)
     assert german == "Kestrel hebt die Schilde. / Befehle"
 
 
@@ -44,7 +45,7 @@ def test_dice_terms_the_engine_names_are_translated_and_a_gms_reason_is_shown_as
     template = "{% for name, v in terms %}{{ name|label }} {{ v }}; {% endfor %}"
     terms = [["cards", 3], ["crew:talented", 3], ["engine failure", -2]]
     assert render(template, terms=terms) == "cards 3; Talented crew 3; engine failure -2; "
-    german = render(template, terms=terms, translations=words_for("de"))
+    german = render(template, terms=terms, translations=translations("de"))
     assert german == "Karten 3; Talentierte Crew 3; engine failure -2; "
 
 
@@ -52,7 +53,7 @@ def test_a_stations_role_is_named_in_the_renders_language_and_its_own_label_as_i
     template = "{% for label in labels %}{{ label|label }}; {% endfor %}"
     labels = ["Weapons", "Engineering", "port-gun"]
     assert render(template, labels=labels) == "Weapons; Engineering; port-gun; "
-    german = render(template, labels=labels, translations=words_for("de"))
+    german = render(template, labels=labels, translations=translations("de"))
     assert german == "Waffen; Technik; port-gun; "
 
 

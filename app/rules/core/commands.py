@@ -337,6 +337,13 @@ class SetSetting(Command):
 
 
 @dataclass(frozen=True)
+class SetDisplayLanguage(Command):
+    """The projector's language (issue 30): a locale code; the web layer words the screen."""
+
+    language: str
+
+
+@dataclass(frozen=True)
 class SetMagazine(Command):
     """M-WEAPONS-6: how many torpedoes a launcher holds now."""
 
@@ -383,6 +390,7 @@ COMMANDS: dict[str, type[Command]] = {
         SetRedAlert,
         SetModule,
         SetSetting,
+        SetDisplayLanguage,
         SetMagazine,
         SetNpc,
         ChangePosition,

@@ -234,4 +234,5 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetRedAlert: gm.set_red_alert,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
+    c.SetDisplayLanguage: gm.set_display_language,
 }

@@ -494,6 +494,19 @@ SETTINGS_RANGES = {
 SOUND_DEFAULTS: dict[str, int | bool] = {"sound": True, "sound_volume": 80}
 
 
+_LOCALE_CODE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
+
+
+def set_display_language(ctx: Context, cmd: c.SetDisplayLanguage) -> None:
+    if not _LOCALE_CODE.fullmatch(cmd.language):
+        raise refuse("BAD_VALUE", "bad_display_language")
+    ctx.state["settings"]["display_language"] = cmd.language
+    name, value = "display_language", cmd.language
+    ctx.emit(
+        "SettingSet", message("setting_set", setting=name, value=value), name=name, value=value
+    )
+
+
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
     if cmd.name in ("close_when_all_ready", "sound"):
         if not isinstance(cmd.value, bool):

@@ -24,6 +24,7 @@ ANY_PHASE = frozenset(
         "SendMessage",
         "SetRedAlert",
         "SetSetting",
+        "SetDisplayLanguage",
         "SetNpc",
         "EndCombat",
         "SetMagazine",

@@ -57,6 +57,7 @@ def _game(state: State) -> View:
         "paused": state["paused"],
         "red_alert": state["red_alert"],
         "sound": {name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
+        "language": state["settings"].get("display_language", "en"),  # the projector's
         "modules": list(state["modules"]),
         "map": _map(state),
     }

@@ -32,11 +32,14 @@ class Connection:
     audience: Audience
     viewer: Viewer  # for "events": "display", whose events are the public ones
     fmt: Format
+    # The device's language (cookie, Accept-Language); the projector's comes from its game.
+    locale: str = "en"
     welcome: list[str] = field(default_factory=list)  # sent first, however long
     outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(default_factory=asyncio.Queue)
     waiting: int = 0  # characters in the outbox (a push is ASCII but for a few icons)
     last_view: dict[str, Any] | None = None  # what a JSON screen shows now
     shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
+    shown_locale: str | None = None  # the language of what it shows
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
     close_code: int | None = None  # why it was dropped, if it was
@@ -44,7 +47,7 @@ class Connection:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.audience, self.viewer, self.fmt)
+        return (self.audience, self.viewer, self.fmt, self.locale)
 
     def offer(self, version: int | None, text: str, *, event: bool = False) -> None:
         if self.closed:
@@ -116,9 +119,9 @@ class Room:
     reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
     committed: tuple[int, State] | None = None  # the newest state this process committed
     # While sockets join: the state they are shown, and panels' HTML by (audience, panel,
-    # inputs key), shared by the screens joining together; let go once none is waiting.
+    # inputs key, language), shared by the screens joining together; let go once none is waiting.
     joined: tuple[int, State] | None = None
-    panels: dict[tuple[str, str, int], bytes] = field(default_factory=dict)
+    panels: dict[tuple[str, str, int, str], bytes] = field(default_factory=dict)
 
 
 def event_message(event: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ import uuid
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from app.i18n import locale_of_scope
 from app.service.commands import SessionFactory, State, Viewer, on_commit
 
 from . import push
@@ -72,7 +73,9 @@ class Hub:
         events_after_version: int | None = None,
     ) -> None:
         """Own an accepted socket until it closes: its full view first, then every change."""
-        connection = Connection(websocket, audience, viewer, fmt)
+        connection = Connection(
+            websocket, audience, viewer, fmt, locale_of_scope(getattr(websocket, "scope", None))
+        )
         room = self._rooms.setdefault(game_id, Room(game_id))
         room.joining += 1
         try:

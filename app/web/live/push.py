@@ -17,28 +17,37 @@ from app.rules import shared_view
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory
 from app.web.panels import PANELS, Inputs
-from app.web.render import render_panels, render_push, version_marker
+from app.web.render import render_panels, render_push, screen_locale, version_marker
 
 from .connections import Audience, Connection, Format, Room, event_message
 
 log = logging.getLogger(__name__)
-Cache = dict[tuple[str, str, int], bytes]
+Cache = dict[tuple[str, str, int, str], bytes]
 
 
-def render(audience: Audience, view: dict[str, Any], version: int, fmt: Format) -> str:
+def render(
+    audience: Audience, view: dict[str, Any], version: int, fmt: Format, locale: str = "en"
+) -> str:
     """A whole screen in one message."""
     if fmt == "html":
-        return str(render_push(audience, view))
+        return str(render_push(audience, view, locale=screen_locale(audience, view, locale)))
     return json.dumps({"type": "view", "audience": audience, "version": version, "view": view})
 
 
 class Screen:
     """One viewer's panels for one view: each one's key, and its HTML when asked."""
 
-    def __init__(self, audience: str, view: dict[str, Any], parts: Inputs | None = None) -> None:
+    def __init__(
+        self,
+        audience: str,
+        view: dict[str, Any],
+        parts: Inputs | None = None,
+        locale: str = "en",
+    ) -> None:
         self.parts = Inputs() if parts is None else parts
         self.audience = audience
         self.view = view
+        self.locale = locale
         self.names = tuple(PANELS[audience])
         self.keys = self.parts.keys(audience, view)
 
@@ -46,17 +55,23 @@ class Screen:
         """A panel's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
         rendered from its inputs alone, and only if no screen of this round has it already."""
         name = self.names[index]
-        key = (self.audience, name, self.keys[index])
+        key = (self.audience, name, self.keys[index], self.locale)
         found = cache.get(key)
         if found is None:
             inputs = self.parts.project(self.audience, name, self.view)
-            found = cache[key] = render_panels(self.audience, inputs, (name,)).encode()
+            rendered = render_panels(self.audience, inputs, (name,), self.locale)
+            found = cache[key] = rendered.encode()
         return found
 
     def message(self, version: int, indexes: tuple[int, ...], cache: Cache) -> str:
         """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
         panels = b"".join(self.html(i, cache) for i in indexes)
         return version_marker(version) + panels.decode()
+
+
+def _own_locale(connection: Connection) -> str | None:
+    """A device's own language; None for the projector, which follows its game's setting."""
+    return None if connection.audience == "display" else connection.locale
 
 
 def by_panel(connection: Connection) -> bool:
@@ -86,14 +101,16 @@ async def welcome(
         room.joined = await load_state(factory, room.game_id)
     version, state = room.joined
     view = view_for(state, connection.viewer)
+    locale = screen_locale(connection.audience, view, _own_locale(connection))
     if by_panel(connection):
-        screen = Screen(connection.audience, view)
+        screen = Screen(connection.audience, view, locale=locale)
         everything = tuple(range(len(screen.names)))
         connection.welcome = [screen.message(version, everything, room.panels)]
         connection.shown = screen.keys
+        connection.shown_locale = locale
     else:
         connection.last_view = view
-        connection.welcome = [render(connection.audience, view, version, connection.fmt)]
+        connection.welcome = [render(connection.audience, view, version, connection.fmt, locale)]
     return version
 
 
@@ -133,12 +150,13 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
             await asyncio.sleep(0)
         first = members[0]
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
+        locale = screen_locale(first.audience, view, _own_locale(first))
         try:
             if by_panel(first):
-                screen = Screen(first.audience, view, parts)
+                screen = Screen(first.audience, view, parts, locale)
                 _offer_panels(screen, members, version, resync, rendered)
             else:
-                _offer_whole(first.audience, view, version, members, resync)
+                _offer_whole(first.audience, view, version, members, resync, locale)
         except Exception:  # one broken panel must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
     room.pushed = max(room.pushed, version)
@@ -150,7 +168,8 @@ def _offer_panels(
     texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
     for connection in members:
         shown = connection.shown
-        if resync or shown is None:
+        # A projector whose game changed language is shown everything again.
+        if resync or shown is None or connection.shown_locale != screen.locale:
             changed = tuple(range(len(screen.keys)))
         else:  # only the panels whose inputs changed: most commands touch one or two of ten
             changed = tuple(i for i, key in enumerate(screen.keys) if key != shown[i])
@@ -160,6 +179,7 @@ def _offer_panels(
                 text = texts[changed] = screen.message(version, changed, rendered)
             connection.offer(version, text)
         connection.shown = screen.keys
+        connection.shown_locale = screen.locale
 
 
 def _offer_whole(
@@ -168,12 +188,13 @@ def _offer_whole(
     version: int,
     members: list[Connection],
     resync: bool,
+    locale: str,
 ) -> None:
     text: str | None = None
     for connection in members:
         if not resync and connection.last_view == view:
             continue
         if text is None:  # rendered once per viewer and version, however many sockets
-            text = render(audience, view, version, connection.fmt)
+            text = render(audience, view, version, connection.fmt, locale)
         connection.last_view = view
         connection.offer(version, text)
