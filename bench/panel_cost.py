@@ -66,32 +66,29 @@ def screens(seats: list[str]) -> list[tuple[str, Any]]:
 
 
 class Bridge:
-    """One bridge's screens as a room holds them: the inputs each shows, and the panel cache.
-    Screens take the `locales` in turn (issue 30: each socket is rendered in its own language)."""
+    """One bridge's screens as a room holds them: the inputs each shows. Screens take the
+    `locales` in turn (each socket is rendered in its own language)."""
 
     def __init__(self, viewers: list[tuple[str, Any]], locales: tuple[str, ...] = ("en",)) -> None:
         self.viewers = viewers
         self.locales = locales
         self.shown: dict[Any, list[int]] = {}
-        self.cache: Cache = {}
         self.reads: Reads = {}
 
     def push_round(self, state: State) -> None:
-        """Every screen brought up to this state, as the hub's push round does."""
-        common, older, self.cache = shared_view(state), self.cache, {}
+        """Every screen brought up to this state, as the hub's push round does: a panel changed
+        for several screens is rendered once in the round."""
+        common = shared_view(state)
+        rendered: Cache = {}
         parts = Inputs(self.reads)
         self.reads = parts.reads
         for index, (audience, viewer) in enumerate(self.viewers):
             locale = self.locales[index % len(self.locales)]
             screen = Screen(audience, view_for(state, viewer, common), parts, locale)
             shown = self.shown.get(viewer)
-            for index, key in enumerate(screen.keys):
-                if shown is None or shown[index] != key:
-                    screen.html(index, self.cache, older)
-                else:
-                    found = older.get((audience, screen.names[index], key, screen.locale))
-                    if found is not None:
-                        self.cache[(audience, screen.names[index], key, screen.locale)] = found
+            for panel, key in enumerate(screen.keys):
+                if shown is None or shown[panel] != key:
+                    screen.html(panel, rendered)
             self.shown[viewer] = screen.keys
 
 
