@@ -14,6 +14,7 @@ from fastapi import Depends, Header
 from starlette.requests import HTTPConnection
 
 from app.rules import Actor
+from app.rules.core.messages import message
 from app.service import SeatInfo, ServiceError, Viewer
 from app.service.commands import SessionFactory, game_key
 from app.service.seats import token_elsewhere, token_owner
@@ -81,9 +82,7 @@ class Caller:
 
 
 def unauthenticated() -> ServiceError:
-    return ServiceError(
-        "UNAUTHENTICATED", "Send your seat or GM token (Authorization: Bearer <token>).", 401
-    )
+    return ServiceError("UNAUTHENTICATED", message("send_seat_or_gm_token"), 401)
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -91,7 +90,7 @@ def bearer_token(authorization: str | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ServiceError("UNAUTHENTICATED", "Use the header Authorization: Bearer <token>.", 401)
+        raise ServiceError("UNAUTHENTICATED", message("send_bearer_token"), 401)
     return token.strip()
 
 
@@ -110,14 +109,8 @@ async def caller_for_token(
     if isinstance(owner, SeatInfo):
         return Caller("seat", owner)
     if await token_elsewhere(session_factory, token):
-        raise ServiceError(
-            "NOT_THIS_GAME",
-            "That token belongs to another game: open the game it was made for.",
-            403,
-        )
-    raise ServiceError(
-        "BAD_TOKEN", "That token does not open this game (wrong game, or the seat was freed).", 401
-    )
+        raise ServiceError("NOT_THIS_GAME", message("not_this_game_token"), 403)
+    raise ServiceError("BAD_TOKEN", message("token_not_for_game"), 401)
 
 
 async def _owner(

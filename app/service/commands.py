@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from app.content import load_catalogue
 from app.db.models import CARDS, AppliedCommand, Game, stored_state
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
+from app.rules.core.messages import message
 
 from . import notices
 from .errors import ServiceError, no_such_game
@@ -267,10 +268,7 @@ class LockedGame:
         except RulesError:
             same = False
         if not same:
-            raise ServiceError(
-                "COMMAND_ID_REUSED",
-                "That command id was already used for another command; send a new id.",
-            )
+            raise ServiceError("COMMAND_ID_REUSED", message("command_id_reused"))
         events = await self.db.scalar(_EVENTS, {"id": self.game_id, "version": earlier.version})
         return CommandResult(earlier.version, orjson.loads(events or "[]"), self.state)
 
@@ -310,14 +308,13 @@ def _json(data: Any) -> str:
 
 def check_command_id(command_id: Any) -> None:
     if not isinstance(command_id, str) or not 1 <= len(command_id) <= 200:
-        raise ServiceError("BAD_COMMAND", "A command needs a command_id of 1 to 200 characters.")
+        raise ServiceError("BAD_COMMAND", message("bad_command_id"))
 
 
 def check_version(version: int, expected: int | None) -> None:
     if expected is not None and expected != version:
         raise ServiceError(
-            "STALE_VERSION",
-            f"The game has moved on (version {version}, you had {expected}); look again and retry.",
+            "STALE_VERSION", message("stale_version", version=version, expected=expected)
         )
 
 

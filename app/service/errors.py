@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules import RulesError
+from app.rules.core.messages import message
 
 # HTTP status per error code; anything not listed is the caller's mistake, 400.
 FORBIDDEN = frozenset({"GM_ONLY", "NOT_YOUR_STATION", "NOT_YOUR_SEAT"})
@@ -67,4 +68,4 @@ def status_for(code: str) -> int:
 
 
 def no_such_game() -> ServiceError:
-    return ServiceError("NO_SUCH_GAME", "There is no such game.")
+    return ServiceError("NO_SUCH_GAME", message("no_such_game"))

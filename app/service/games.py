@@ -17,6 +17,7 @@ from app.content import load_catalogue
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
+from app.rules.core.messages import message
 
 from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
 from .errors import ServiceError, no_such_game
@@ -54,11 +55,10 @@ async def create_game(
     if scenario is None:
         raise ServiceError(
             "NO_SUCH_SCENARIO",
-            f"There is no scenario called {scenario_id!r}; "
-            f"known: {', '.join(sorted(catalogue.scenarios))}.",
+            message("no_such_scenario", scenario=scenario_id, known=sorted(catalogue.scenarios)),
         )
     if seed is not None and not 0 <= seed < 2**63:
-        raise ServiceError("BAD_VALUE", "A seed is a whole number from 0 to 2^63 - 1.")
+        raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
@@ -92,7 +92,7 @@ async def create_game(
         except IntegrityError as error:
             if "join_code" not in str(error.orig):
                 raise
-    raise ServiceError("NO_JOIN_CODE", "Could not find a free join code; try again.", 503)
+    raise ServiceError("NO_JOIN_CODE", message("no_free_join_code"), 503)
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from app.db.models import Seat
 from app.rules import Actor
+from app.rules.core.messages import message
 
 from .commands import CommandResult, SessionFactory, game_key, locked
 from .errors import ServiceError
@@ -33,7 +34,7 @@ async def change_position(
             select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
         )
         if seat is None:
-            raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
+            raise ServiceError("NO_SUCH_SEAT", message("no_such_seat_or_freed"))
         result = await game.apply(
             {"type": "ChangePosition", "ship": seat.ship, "station": station},
             Actor.for_seat(str(seat.id)),

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.db.models import Event
 from app.db.session import autocommit
+from app.rules.core.messages import message
 from app.rules.core.report import build_report
 
 from .commands import SessionFactory, Viewer, game_key
@@ -29,11 +30,7 @@ async def game_report(
     key = game_key(game_id)
     version, state = await load_state(session_factory, key)
     if viewer != "gm" and not report_ready(state):
-        raise ServiceError(
-            "REPORT_NOT_READY",
-            "The after-action report opens when the GM ends the combat.",
-            403,
-        )
+        raise ServiceError("REPORT_NOT_READY", message("report_not_ready"), 403)
     async with autocommit(session_factory) as session:
         rows = await session.scalars(
             select(Event.data)

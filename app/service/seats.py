@@ -299,7 +299,7 @@ async def revoke_seat(
             )
         )
         if seat is None:
-            raise ServiceError("NO_SUCH_SEAT", "That seat does not exist or was already freed.")
+            raise ServiceError("NO_SUCH_SEAT", message("no_such_seat_or_freed"))
         await end_seats(game, [seat])
     seats_ended(key)
     return game.version
@@ -322,7 +322,7 @@ async def free_address(
             )
         ).all()
         if not seats:
-            raise ServiceError("NO_SUCH_SEAT", "No seat of this game is held from that address.")
+            raise ServiceError("NO_SUCH_SEAT", message("no_seat_from_address"))
         await end_seats(game, seats)
     seats_ended(key)
     return len(seats)
@@ -348,7 +348,7 @@ async def free_seat(
         crew = _crew(game, ship, station)
         ended = await _end_claims(game.session, key, ship, station)
         if crew is None and not ended:
-            raise ServiceError("STATION_EMPTY", "Nobody holds that station.", 409)
+            raise ServiceError("STATION_EMPTY", message("nobody_at_station"), 409)
         if ended:
             await _tell_seats_ended(game.session, key)
         await _unseat_if_manned(game, ship, station, crew["seat"] if crew else None)
@@ -490,7 +490,9 @@ async def _unseat_if_manned(game: LockedGame, ship: str, station: str, seat: str
 def _crew(game: LockedGame, ship: str, station: str) -> dict[str, str] | None:
     found = game.state["ships"].get(ship, {}).get("stations", {}).get(station)
     if found is None:
-        raise ServiceError("NO_SUCH_STATION", f"There is no station {ship}/{station} in this game.")
+        raise ServiceError(
+            "NO_SUCH_STATION", message("no_such_station_here", ship=ship, station=station)
+        )
     crew: dict[str, str] | None = found["crew"]
     return crew
 
@@ -501,7 +503,7 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
     try:
         return uuid.UUID(seat_id)
     except (ValueError, TypeError, AttributeError):
-        raise ServiceError("NO_SUCH_SEAT", "That seat does not exist.") from None
+        raise ServiceError("NO_SUCH_SEAT", message("no_such_seat")) from None
 
 
 # --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------

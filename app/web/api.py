@@ -21,11 +21,12 @@ from app.content import load_catalogue
 from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
+from app.rules.core.messages import message
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
-from app.web.words import request_words, with_text
+from app.web.words import request_words, say, with_text
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -130,7 +131,7 @@ class NewSeat(PlainText):
     def _visible(cls, name: str) -> str:
         problem = name_problem(name)  # the join form's rule too
         if problem:
-            raise ValueError(problem)
+            raise ValueError(say(problem))  # pydantic's refusals are English (readable())
         return name
 
 
@@ -268,7 +269,7 @@ async def free_seat(
     if caller.role == "display":
         raise unauthenticated()
     if caller.role == "seat" and (caller.seat is None or str(caller.seat.id) != seat_id):
-        raise service.ServiceError("NOT_YOUR_SEAT", "A seat can only free itself.")
+        raise service.ServiceError("NOT_YOUR_SEAT", message("not_your_seat"))
     version = await service.revoke_seat(session_factory, game_id, seat_id)
     return VersionOut(version=version)
 

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import gettext
+from app.rules.core.messages import message
 from app.service import ServiceError
 from app.settings import Settings
 from app.web.render import render_template
@@ -106,20 +107,20 @@ def install_error_handlers(app: FastAPI) -> None:
                 request.scope,
                 400,
                 "BAD_VALUE",
-                "A value in this request cannot be stored; change it.",
+                message("value_not_storable"),
             )
         log.warning("database unavailable: %s", exc)
         return refusal(
             request.scope,
             503,
             "DATABASE_UNAVAILABLE",
-            "The game's database is not answering; try again in a moment.",
+            message("database_unavailable"),
             **{"Retry-After": "2"},
         )
 
     async def on_crash(request: Request, exc: Exception) -> Response:
         log.error("unhandled error", exc_info=exc)
-        return refusal(request.scope, 500, "INTERNAL", "Something went wrong on the server.")
+        return refusal(request.scope, 500, "INTERNAL", message("server_failed"))
 
     handlers: dict[Any, Callable[[Request, Exception], Any]] = {
         ServiceError: on_service_error,

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
+from app.rules.core.messages import Message, message
 from app.service import ServiceError
 
 # ASCII digits only: str.isdigit() also accepts '²' and '٣', which int() refuses or reads as
@@ -20,15 +21,16 @@ _WHOLE = re.compile(r"[+-]?[0-9]{1,19}")
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,15}(\.[0-9]{1,9})?")
 
 
-def whole_number(raw: Any, label: str, low: int, high: int) -> int:
+def whole_number(raw: Any, field: str, low: int, high: int) -> int:
     """A whole number typed into a form, from `low` to `high`; BAD_VALUE otherwise.
-    A sign is accepted, so a negative number gets the range in its refusal."""
+    A sign is accepted, so a negative number gets the range in its refusal. `field` is the
+    form field's id, named in the reader's language where words.py knows it (`TERMS["field"]`)."""
     text = str(raw).strip()
     if _WHOLE.fullmatch(text):
         value = int(text)
         if low <= value <= high:
             return value
-    raise ServiceError("BAD_VALUE", f"{label} must be a whole number from {low} to {high}.")
+    raise ServiceError("BAD_VALUE", message("not_a_whole_number", field=field, low=low, high=high))
 
 
 def is_whole_number(raw: Any) -> bool:
@@ -36,14 +38,16 @@ def is_whole_number(raw: Any) -> bool:
     return _WHOLE.fullmatch(str(raw).strip()) is not None
 
 
-def decimal_number(raw: Any, label: str, low: float, high: float) -> float:
+def decimal_number(raw: Any, field: str, low: float, high: float) -> float:
     """A number with an optional decimal point, from `low` to `high`; no exponents, no 'nan'."""
     text = str(raw).strip()
     if _DECIMAL.fullmatch(text):
         value = float(text)
         if math.isfinite(value) and low <= value <= high:
             return value
-    raise ServiceError("BAD_VALUE", f"{label} must be a number from {low:g} to {high:g}.")
+    raise ServiceError(
+        "BAD_VALUE", message("not_a_number", field=field, low=f"{low:g}", high=f"{high:g}")
+    )
 
 
 # --- Text -----------------------------------------------------------------------------------------
@@ -52,13 +56,25 @@ def decimal_number(raw: Any, label: str, low: float, high: float) -> float:
 UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 
+class Unprintable(ValueError):
+    """Text holding a character no screen can show; `char` names it, as U+0000."""
+
+    def __init__(self, char: str) -> None:
+        super().__init__(f"text may not contain the character {char}")
+        self.char = char
+
+
+def _code_point(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
 def plain_text(value: Any) -> None:
     """Refuse text no screen can show and PostgreSQL cannot store, in strings, lists and dicts
     (keys too)."""
     if isinstance(value, str):
         found = UNPRINTABLE.search(value)
         if found:
-            raise ValueError(f"text may not contain the character U+{ord(found.group()):04X}")
+            raise Unprintable(_code_point(found.group()))
     elif isinstance(value, dict):
         for key, item in value.items():
             plain_text(key)
@@ -72,9 +88,9 @@ def plain_form_text(data: Any) -> None:
     """`plain_text` for what a form built: the same rule, as the screens' BAD_VALUE refusal."""
     try:
         plain_text(data)
-    except ValueError as problem:
-        message = f"This form holds text that cannot be shown: {problem}."
-        raise ServiceError("BAD_VALUE", message) from None
+    except Unprintable as problem:
+        unprintable = message("unprintable_text", char=problem.char)
+        raise ServiceError("BAD_VALUE", unprintable) from None
 
 
 NAME_LENGTH = 40
@@ -82,23 +98,20 @@ NAME_LENGTH = 40
 _JOINERS = frozenset("\u200c\u200d")
 
 
-def name_problem(name: str) -> str | None:
+def name_problem(name: str) -> Message | None:
     """Why a player's name cannot be shown to the crew as typed, or None. Names are one line of
     visible text: no control characters, and no invisible format characters such as the bidi
     overrides and isolates (U+202E turns "Ann" into "nnA" on every screen after it) or zero-width
     spaces (two names that look alike)."""
     name = name.strip()
     if not 1 <= len(name) <= NAME_LENGTH:
-        return f"A name is 1 to {NAME_LENGTH} characters."
+        return message("name_length", most=NAME_LENGTH)
     for char in name:
         category = unicodedata.category(char)
         if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS):
-            return (
-                f"A name may not contain invisible or control characters "
-                f"(this one has U+{ord(char):04X}); type it again."
-            )
+            return message("name_invisible", char=_code_point(char))
     if all(char in _JOINERS or char.isspace() for char in name):
-        return "A name needs at least one visible character."
+        return message("name_not_visible")
     return None
 
 

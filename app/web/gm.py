@@ -23,6 +23,7 @@ from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
+from app.rules.core.messages import message
 from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
@@ -69,11 +70,7 @@ async def gm_only(request: Request, game_id: GameId, session_factory: SessionFac
     except ServiceError:
         caller = None
     if caller is None or caller.role != "gm":
-        raise ServiceError(
-            "GM_ONLY",
-            "Only the GM can open this: use the GM link the server printed when it started.",
-            403,
-        )
+        raise ServiceError("GM_ONLY", message("gm_link_needed"), 403)
 
 
 GmOnly = Annotated[None, Depends(gm_only)]
@@ -116,7 +113,7 @@ async def new_game(
     modules: Annotated[list[str] | None, Form()] = None,
 ) -> Response:
     try:
-        chosen = whole_number(seed, "A seed", 0, SEED_MAX) if seed.strip() else None
+        chosen = whole_number(seed, "seed", 0, SEED_MAX) if seed.strip() else None
         switched_on, switched_off = await _lobby_modules(request, scenario, modules or [])
         game_id, _, gm_token = await create_game(
             session_factory, scenario, chosen, switched_on, modules_off=switched_off
@@ -155,7 +152,7 @@ async def dashboard(
             # The printed GM link: keep the token in a cookie, and off the address bar (and the
             # projector, if the GM drags this tab there).
             if not await is_gm_token(session_factory, key, token):
-                raise ServiceError("GM_ONLY", "That GM link is not valid for this game.", 403)
+                raise ServiceError("GM_ONLY", message("gm_link_wrong"), 403)
             response = RedirectResponse(f"/gm/{key}", status_code=303)
             set_cookie(response, gm_cookie(key), token)
             return response
@@ -326,7 +323,7 @@ def command_from_form(form: Any) -> dict[str, Any]:
     kind = str(form.get("type", ""))
     cls = COMMANDS.get(kind)
     if cls is None:
-        raise ServiceError("UNKNOWN_COMMAND", f"There is no command called {kind!r}.")
+        raise ServiceError("UNKNOWN_COMMAND", message("no_such_command", command=kind))
     hints = typing.get_type_hints(cls)
     data: dict[str, Any] = {"type": kind}
     for f in dataclasses.fields(cls):

@@ -20,6 +20,7 @@ from app.content import load_catalogue
 from app.deps import SessionFactoryDep, seat_cookie
 from app.network import lan_ip
 from app.rules import display_view
+from app.rules.core.messages import message
 from app.service import (
     GameInfo,
     ServiceError,
@@ -134,8 +135,7 @@ def _too_many_codes(request: Request, refused: TooManyCodes) -> Response:
         request.scope,
         429,
         "RATE_LIMITED",
-        "Too many unknown game codes were tried from this network. Wait "
-        f"{refused.seconds} s, then check the code on the projector and try again.",
+        message("too_many_codes", seconds=refused.seconds),
         **{"Retry-After": str(refused.seconds)},
     )
 
@@ -200,7 +200,7 @@ async def join(
     ship, _, station = seat.partition("/")
     try:
         if not ship or not station:
-            raise ServiceError("NO_STATION", "Tap the station you will crew.")
+            raise ServiceError("NO_STATION", message("tap_your_station"))
         name = checked_name(name)  # the JSON API's rule too
         # A phone crews one station of a game: one seated here goes back to its station. Its
         # own tokens make asking twice (a lost answer, a double tap, the browser sending the

@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.rules.core.messages import message
 from app.service.seats import token_owner
 from app.settings import Settings
 from app.web.errors import refusal
@@ -180,8 +181,12 @@ class RateLimit:
                 scope,
                 429,
                 "RATE_LIMITED",
-                f"Too many requests: at most {bucket.burst} at once and {bucket.rate:g} a "
-                f"second after that. Wait {math.ceil(wait)} s and try again.",
+                message(
+                    "too_many_requests",
+                    burst=bucket.burst,
+                    rate=f"{bucket.rate:g}",
+                    seconds=math.ceil(wait),
+                ),
                 **{"Retry-After": str(math.ceil(wait))},
             )
             await response(scope, receive, send)

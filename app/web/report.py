@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import ApiCaller, GameId, ScreenCaller, SessionFactoryDep
+from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.report import game_report
 
@@ -45,5 +46,5 @@ async def report_page(
 @router.get("/{screen}/{game_id}/report", include_in_schema=False)
 async def report_from_screen(screen: str, game_id: GameId) -> Response:
     if screen not in ("play", "gm", "display"):
-        raise ServiceError("NOT_FOUND", "There is no such page.", 404)
+        raise ServiceError("NOT_FOUND", message("no_such_page"), 404)
     return RedirectResponse(f"/report/{game_id}", status_code=303)

@@ -18,6 +18,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.rules import Actor
+from app.rules.core.messages import message
 from app.service import ServiceError, run_command
 from app.service.commands import SessionFactory
 
@@ -45,7 +46,7 @@ async def check_csrf(request: Request) -> None:
     if sent is None:
         sent = str((await request.form()).get("csrf", ""))
     if not cookie or not hmac.compare_digest(cookie.encode(), sent.encode()):
-        raise ServiceError("BAD_CSRF", "This page is out of date: reload it and try again.", 403)
+        raise ServiceError("BAD_CSRF", message("bad_csrf"), 403)
 
 
 CsrfChecked = Annotated[None, Depends(check_csrf)]

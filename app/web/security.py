@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.rules.core.messages import message
 from app.service import ServiceError
 
 from .errors import error
@@ -32,13 +33,11 @@ def check_command_scope(
     """
     claimed_game = data.get("game_id")
     if claimed_game is not None and str(claimed_game) != str(game_id):
-        raise ServiceError("NOT_THIS_GAME", "A seat can only act in its own game.", 403)
+        raise ServiceError("NOT_THIS_GAME", message("not_this_game_seat"), 403)
     if "ship" in data and data["ship"] != ship:
-        raise ServiceError("NOT_YOUR_SHIP", "You can only give orders aboard your own ship.", 403)
+        raise ServiceError("NOT_YOUR_SHIP", message("not_your_ship"), 403)
     if "station" in data and data["station"] != station:
-        raise ServiceError(
-            "NOT_YOUR_STATION", "You can only give orders for your own station.", 403
-        )
+        raise ServiceError("NOT_YOUR_STATION", message("not_your_station"), 403)
 
 
 # --- Browsers -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import GameId, SessionFactoryDep, screen_caller, seat_cookie
 from app.rules import Actor
+from app.rules.core.messages import message
 from app.service import (
     SeatInfo,
     ServiceError,
@@ -104,10 +105,10 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
     elif data["action"] == "manoeuvre" and form.get("dest"):
         x, comma, y = str(form.get("dest")).partition(",")
         if not comma:
-            raise ServiceError("BAD_COMMAND", "Tap a square on the map.")
+            raise ServiceError("BAD_COMMAND", message("tap_a_square"))
         # The engine says whether the square is on this map; this only reads the numbers.
-        data["x"] = whole_number(x, "A square's column", 0, MAP_MAX)
-        data["y"] = whole_number(y, "A square's row", 0, MAP_MAX)
+        data["x"] = whole_number(x, "column", 0, MAP_MAX)
+        data["y"] = whole_number(y, "row", 0, MAP_MAX)
     if data["action"] in ("shields_up", "shields_down", "release"):
         data["cards"] = []  # costs no cards, whatever is still selected
     if form.get("override"):  # M-SEATS-2: this order is another station's
@@ -169,7 +170,7 @@ def allocation_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
     allocations: dict[str, int] = {}
     for name, value in form.multi_items():
         if name.startswith("alloc_") and str(value).strip():
-            points = whole_number(value, "Damage diverted to a station", 0, POINTS_MAX)
+            points = whole_number(value, "diverted", 0, POINTS_MAX)
             if points:
                 allocations[name.removeprefix("alloc_")] = points
     return {"type": "AllocateDamage", "ship": seat.ship, "allocations": allocations}

@@ -480,6 +480,64 @@ SENTENCES: dict[str, Sentence] = {
     "zone_map_place": N_("This battle is fought across zones: place the ship in a zone."),
     "zone_needs_value": N_("{zone} needs a value of {need}; your cards give {value}."),
     "zone_too_far": N_("{zone} is {steps} zones away; a manoeuvre moves one or two."),
+    # --- The server's refusals (app/service, app/web): the code stays, the sentence is read ---
+    "bad_command_id": N_("A command needs a command_id of 1 to 200 characters."),
+    "bad_csrf": N_("This page is out of date: reload it and try again."),
+    "bad_seed": N_("A seed is a whole number from 0 to {most}."),
+    "command_id_reused": N_("That command id was already used for another command; send a new id."),
+    "cross_site": N_("This page is not one of the game's own."),
+    "gm_link_needed": N_(
+        "Only the GM can open this: use the GM link the server printed when it started."
+    ),
+    "gm_link_wrong": N_("That GM link is not valid for this game."),
+    "gm_token_wrong": N_("That is not this game's GM token."),
+    "name_invisible": N_(
+        "A name may not contain invisible or control characters (this one has {char}); "
+        "type it again."
+    ),
+    "name_length": N_("A name is 1 to {most} characters."),
+    "name_not_visible": N_("A name needs at least one visible character."),
+    "no_free_join_code": N_("Could not find a free join code; try again."),
+    "no_such_command": N_("There is no command called '{command}'."),
+    "no_such_game": N_("There is no such game."),
+    "no_such_page": N_("There is no such page."),
+    "no_such_scenario": N_("There is no scenario called '{scenario}'; known: {known}."),
+    "no_such_seat": N_("That seat does not exist."),
+    "no_such_seat_or_freed": N_("That seat does not exist or was already freed."),
+    "no_such_station_here": N_("There is no station {ship}/{station} in this game."),
+    "no_seat_from_address": N_("No seat of this game is held from that address."),
+    "not_a_number": N_("{field} must be a number from {low} to {high}."),
+    "not_a_whole_number": N_("{field} must be a whole number from {low} to {high}."),
+    "not_this_game_seat": N_("A seat can only act in its own game."),
+    "not_this_game_token": N_("That token belongs to another game: open the game it was made for."),
+    "not_your_seat": N_("A seat can only free itself."),
+    "not_your_ship": N_("You can only give orders aboard your own ship."),
+    "not_your_station": N_("You can only give orders for your own station."),
+    "phone_holds_no_seat": N_("This phone holds no seat in this game."),
+    "report_not_ready": N_("The after-action report opens when the GM ends the combat."),
+    "send_bearer_token": N_("Use the header Authorization: Bearer <token>."),
+    "send_seat_or_gm_token": N_("Send your seat or GM token (Authorization: Bearer <token>)."),
+    "stale_version": N_(
+        "The game has moved on (version {version}, you had {expected}); look again and retry."
+    ),
+    "nobody_at_station": N_("Nobody holds that station."),
+    "tap_a_square": N_("Tap a square on the map."),
+    "tap_your_station": N_("Tap the station you will crew."),
+    "token_not_for_game": N_(
+        "That token does not open this game (wrong game, or the seat was freed)."
+    ),
+    "too_many_codes": N_(
+        "Too many unknown game codes were tried from this network. Wait {seconds} s, then check "
+        "the code on the projector and try again."
+    ),
+    "too_many_requests": N_(
+        "Too many requests: at most {burst} at once and {rate} a second after that. "
+        "Wait {seconds} s and try again."
+    ),
+    "value_not_storable": N_("A value in this request cannot be stored; change it."),
+    "database_unavailable": N_("The game's database is not answering; try again in a moment."),
+    "server_failed": N_("Something went wrong on the server."),
+    "unprintable_text": N_("This form holds text that cannot be shown: the character {char}."),
 }
 
 # The names of the engine's own things, by kind and id: `term(kind, id)` messages
@@ -552,6 +610,11 @@ TERMS: dict[str, dict[str, str]] = {
         "armour": Np_("field", "Armour"),
         "defence": Np_("field", "Defence"),
         "name": Np_("field", "name"),
+        # The numbers the screens' forms ask for (app/web/fields.py names them by these ids).
+        "column": Np_("field", "A square's column"),
+        "row": Np_("field", "A square's row"),
+        "diverted": Np_("field", "Damage diverted to a station"),
+        "seed": Np_("field", "A seed"),
     },
     # The engine's own terms in a dice breakdown; the GM's reasons are shown as typed.
     "label": {

@@ -20,6 +20,7 @@ from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
 from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
+from app.rules.core.messages import message
 from app.service import (
     ServiceError,
     game_info,
@@ -61,7 +62,7 @@ async def station_socket(
             get_session_factory(websocket), key, _token(websocket, token, seat_cookie(key))
         )
         if seat is None:
-            raise ServiceError("BAD_TOKEN", "This phone holds no seat in this game.", 401)
+            raise ServiceError("BAD_TOKEN", message("phone_holds_no_seat"), 401)
         return key, seat
 
     admitted = await _admit(websocket, check)
@@ -83,7 +84,7 @@ async def gm_socket(
         key = await _existing_game(websocket, game_id)
         given = _token(websocket, token, gm_cookie(key))
         if not await is_gm_token(get_session_factory(websocket), key, given):
-            raise ServiceError("BAD_TOKEN", "That is not this game's GM token.", 401)
+            raise ServiceError("BAD_TOKEN", message("gm_token_wrong"), 401)
         return key
 
     key = await _admit(websocket, check)
@@ -151,7 +152,7 @@ def _check_origin(websocket: WebSocket) -> None:
         return  # not a browser: it proves itself with its token alone
     public = websocket.app.state.settings.public_base_url
     if not same_origin(origin, websocket.headers, public):
-        raise ServiceError("CROSS_SITE", "This page is not one of the game's own.", 403)
+        raise ServiceError("CROSS_SITE", message("cross_site"), 403)
 
 
 def _token(websocket: WebSocket, query_token: str | None, cookie: str) -> str | None:

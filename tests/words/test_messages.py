@@ -32,7 +32,9 @@ from tests.rules.test_properties import Game
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where messages are made: the engine, and the service layer's own refusals (seats per address).
-SOURCES = (ROOT / "app" / "rules", ROOT / "app" / "service")
+SOURCES = (ROOT / "app" / "rules", ROOT / "app" / "service", ROOT / "app" / "web")
+# The web layer's refusals too: the routes' dependencies (tokens, CSRF) live beside it.
+SOURCE_FILES = (ROOT / "app" / "deps.py",)
 GERMAN = ROOT / "translations" / "de" / "LC_MESSAGES" / "engine.po"
 
 # Games the bot table plays: every shipped scenario, with each optional module at least once.
@@ -136,11 +138,17 @@ def _literals(node: ast.expr) -> list[str]:
     return []
 
 
+def _source_files() -> list[Path]:
+    return sorted([p for source in SOURCES for p in source.rglob("*.py")] + list(SOURCE_FILES))
+
+
 def source_calls() -> Iterator[tuple[str, str, set[str] | None, str]]:
     """(kind, message id, its parameter names or None when some come from **, where) for every
     `message`, `refuse` and `term` call in app/rules and app/service with a literal id."""
-    for path in sorted(p for source in SOURCES for p in source.rglob("*.py")):
-        if path.name in ("messages.py", "errors.py"):
+    for path in _source_files():
+        if path.name in ("messages.py", "words.py") or (
+            path.parent.name == "core" and path.name == "errors.py"
+        ):
             continue  # where messages and refusals are made, from their callers' ids
         tree = ast.parse(path.read_text())
         tables = {
@@ -191,6 +199,26 @@ def test_every_message_the_source_names_has_a_sentence_with_its_parameters() -> 
         assert msg in SENTENCES, f"{where}: no sentence for {msg!r}"
         if params is not None:
             assert fits(msg, params), f"{where}: {msg} passes {sorted(params)}"
+
+
+def test_no_refusal_of_the_server_is_a_sentence_in_english() -> None:
+    """Issue 30: a ServiceError or a refusal says a message (an id and its parameters), which
+    words.py words in the reader's language; a literal or f-string sentence would stay English."""
+    english = []
+    for path in _source_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            index = {"ServiceError": 1, "refusal": 3}.get(str(name))
+            if index is None or len(node.args) <= index:
+                continue
+            said = node.args[index]
+            if isinstance(said, ast.JoinedStr) or (
+                isinstance(said, ast.Constant) and isinstance(said.value, str)
+            ):
+                english.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert english == []
 
 
 def test_every_sentence_is_one_the_engine_can_say() -> None:
