@@ -24,13 +24,13 @@ _DECIMAL = re.compile(r"[+-]?[0-9]{1,15}(\.[0-9]{1,9})?")
 def whole_number(raw: Any, field: str, low: int, high: int) -> int:
     """A whole number typed into a form, from `low` to `high`; BAD_VALUE otherwise.
     A sign is accepted, so a negative number gets the range in its refusal. `field` is the
-    form field's id, named in the reader's language where words.py knows it (`TERMS["field"]`)."""
+    form field's id, named in the reader's language where words.py knows it (`TERMS["input"]`)."""
     text = str(raw).strip()
     if _WHOLE.fullmatch(text):
         value = int(text)
         if low <= value <= high:
             return value
-    raise ServiceError("BAD_VALUE", message("not_a_whole_number", field=field, low=low, high=high))
+    raise ServiceError("BAD_VALUE", message("not_a_whole_number", input=field, low=low, high=high))
 
 
 def is_whole_number(raw: Any) -> bool:
@@ -46,7 +46,7 @@ def decimal_number(raw: Any, field: str, low: float, high: float) -> float:
         if math.isfinite(value) and low <= value <= high:
             return value
     raise ServiceError(
-        "BAD_VALUE", message("not_a_number", field=field, low=f"{low:g}", high=f"{high:g}")
+        "BAD_VALUE", message("not_a_number", input=field, low=f"{low:g}", high=f"{high:g}")
     )
 
 

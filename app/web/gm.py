@@ -357,11 +357,10 @@ def _value(raw: Any, hint: Any, name: str) -> Any:
             if option is int and is_whole_number(text):
                 return _value(text, int, name)
         return text if str in options else _value(text, options[0], name)
-    label = name.replace("_", " ").capitalize()
     if hint is bool:
         return text.lower() in ("true", "on", "1", "yes")
     if hint is int:
-        return whole_number(text, label, -GM_NUMBER_MAX, GM_NUMBER_MAX)
+        return whole_number(text, name, -GM_NUMBER_MAX, GM_NUMBER_MAX)
     if hint is float:
-        return decimal_number(text, label, -GM_DECIMAL_MAX, GM_DECIMAL_MAX)
+        return decimal_number(text, name, -GM_DECIMAL_MAX, GM_DECIMAL_MAX)
     return text

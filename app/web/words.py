@@ -7,9 +7,9 @@ The sentences are the `engine` gettext domain (`babel-engine.cfg` extracts them 
 its message's parameters, filled with `str.format`. Parameters are worded by their name:
 
 * a nested message (a cause, a distance, who fired) is said in the same language;
-* `phase`, `action(s)`, `band`, `status`, `quality`, `applies`, `field` hold the id of one of
-  the engine's own things and are shown by its name (`TERMS`); `station`, `track`, `system`
-  and the like hold a station's label, shown by the role's name when it is one;
+* `phase`, `action(s)`, `band`, `status`, `quality`, `applies`, `field`, `input` hold the id
+  of one of the engine's own things and are shown by its name (`TERMS`); `station`, `track`,
+  `system` and the like hold a station's label, shown by the role's name when it is one;
 * a list of `[label, value]` pairs is a sum (`cards 3 + Command 2 − jammed 1`), or for
   `changes` a list of gains and losses; any other list is its items joined by commas.
 
@@ -506,8 +506,8 @@ SENTENCES: dict[str, Sentence] = {
     "no_such_seat_or_freed": N_("That seat does not exist or was already freed."),
     "no_such_station_here": N_("There is no station {ship}/{station} in this game."),
     "no_seat_from_address": N_("No seat of this game is held from that address."),
-    "not_a_number": N_("{field} must be a number from {low} to {high}."),
-    "not_a_whole_number": N_("{field} must be a whole number from {low} to {high}."),
+    "not_a_number": N_("{input} must be a number from {low} to {high}."),
+    "not_a_whole_number": N_("{input} must be a whole number from {low} to {high}."),
     "not_this_game_seat": N_("A seat can only act in its own game."),
     "not_this_game_token": N_("That token belongs to another game: open the game it was made for."),
     "not_your_seat": N_("A seat can only free itself."),
@@ -610,11 +610,25 @@ TERMS: dict[str, dict[str, str]] = {
         "armour": Np_("field", "Armour"),
         "defence": Np_("field", "Defence"),
         "name": Np_("field", "name"),
-        # The numbers the screens' forms ask for (app/web/fields.py names them by these ids).
-        "column": Np_("field", "A square's column"),
-        "row": Np_("field", "A square's row"),
-        "diverted": Np_("field", "Damage diverted to a station"),
-        "seed": Np_("field", "A seed"),
+    },
+    # The numbers the screens' forms ask for, by field id (app/web/fields.py; the GM's command
+    # forms name a command's field).
+    "input": {
+        "column": Np_("input", "A square's column"),
+        "row": Np_("input", "A square's row"),
+        "diverted": Np_("input", "Damage diverted to a station"),
+        "seed": Np_("input", "A seed"),
+        "allocations": Np_("input", "Allocations"),
+        "at": Np_("input", "At"),
+        "count": Np_("input", "Count"),
+        "damage": Np_("input", "Damage"),
+        "effect": Np_("input", "Effect"),
+        "modifier": Np_("input", "Modifier"),
+        "points": Np_("input", "Points"),
+        "seconds": Np_("input", "Seconds"),
+        "value": Np_("input", "Value"),
+        "x": Np_("input", "X"),
+        "y": Np_("input", "Y"),
     },
     # The engine's own terms in a dice breakdown; the GM's reasons are shown as typed.
     "label": {
@@ -645,6 +659,7 @@ PARAM_KINDS = {
     "quality": "quality",
     "applies": "applies",
     "field": "field",
+    "input": "input",
     "station": "station",
     "to_station": "station",
     "by": "station",
