@@ -164,8 +164,7 @@ async def join_page(
             game=None,
             code=code,
             csrf=token,
-            error=f"There is no game with the code {code.upper()}. "
-            "Check the code on the projector.",
+            error=message("no_game_with_code", code=code.upper()),
         )
         return _with_phone_key(request, page(html, token, 404))
     if await seat_by_token(session_factory, game.id, request.cookies.get(seat_cookie(game.id))):

@@ -498,6 +498,9 @@ SENTENCES: dict[str, Sentence] = {
     "name_length": N_("A name is 1 to {most} characters."),
     "name_not_visible": N_("A name needs at least one visible character."),
     "no_free_join_code": N_("Could not find a free join code; try again."),
+    "no_game_with_code": N_(
+        "There is no game with the code {code}. Check the code on the projector."
+    ),
     "no_such_command": N_("There is no command called '{command}'."),
     "no_such_game": N_("There is no such game."),
     "no_such_page": N_("There is no such page."),
