@@ -70,7 +70,7 @@ def refusal(
     return HTMLResponse(html, status, headers=headers)
 
 
-def readable(exc: RequestValidationError) -> str:
+def readable(exc: RequestValidationError) -> str | Mapping[str, Any]:
     """pydantic's list of problems as one sentence, e.g. "ship: Field required"."""
     parts = []
     for problem in exc.errors()[:5]:
@@ -78,7 +78,16 @@ def readable(exc: RequestValidationError) -> str:
             str(p) for p in problem.get("loc", ()) if p not in ("body", "query", "path")
         )
         parts.append(f"{where}: {problem.get('msg')}" if where else str(problem.get("msg")))
-    return "; ".join(parts) or "The request is not well formed."
+    return "; ".join(parts) if parts else message("request_malformed")
+
+
+class BodyRefused(HTTPException):
+    """A body too large or too slow, refused while FastAPI reads it: the refusal as a message
+    (`said`), for the reader's language; `detail` is its English."""
+
+    def __init__(self, status: int, said: Mapping[str, Any], **headers: str) -> None:
+        super().__init__(status, say(said), headers or None)
+        self.said = said
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -97,8 +106,11 @@ def install_error_handlers(app: FastAPI) -> None:
         code = CODES.get(exc.status_code) or (
             HTTPStatus(exc.status_code).name if known else "HTTP_ERROR"
         )
-        message = exc.detail if isinstance(exc.detail, str) else "The request was refused."
-        return refusal(request.scope, exc.status_code, code, message, **(exc.headers or {}))
+        if isinstance(exc, BodyRefused):
+            said: str | Mapping[str, Any] = exc.said
+        else:
+            said = exc.detail if isinstance(exc.detail, str) else message("request_refused")
+        return refusal(request.scope, exc.status_code, code, said, **(exc.headers or {}))
 
     async def on_database_down(request: Request, exc: Exception) -> Response:
         if bad_value(exc):
@@ -173,13 +185,11 @@ class BodyLimit:
                 async with asyncio.timeout_at(deadline):
                     message = await receive()
             except TimeoutError:
-                raise HTTPException(
-                    408, too_slow_message(timeout), {"Connection": "close"}
-                ) from None
+                raise BodyRefused(408, too_slow_message(timeout), Connection="close") from None
             seen += len(message.get("body", b""))
             whole = message["type"] != "http.request" or not message.get("more_body", False)
             if seen > limit:  # FastAPI passes HTTPException on while it reads the body
-                raise HTTPException(413, too_large_message(limit))
+                raise BodyRefused(413, too_large_message(limit))
             return message
 
         async def watched_send(message: Message) -> None:
@@ -207,16 +217,16 @@ def bad_value(exc: Exception) -> bool:
     return isinstance(sqlstate, str) and sqlstate.startswith("22")
 
 
-def too_large_message(limit: int) -> str:
-    return f"A request may carry at most {limit} bytes."
+def too_large_message(limit: int) -> Mapping[str, Any]:
+    return message("request_too_large", limit=limit)
 
 
 def _too_large(scope: Scope, limit: int) -> Response:
     return refusal(scope, 413, "TOO_LARGE", too_large_message(limit))
 
 
-def too_slow_message(timeout: float) -> str:
-    return f"A request's body must arrive within {timeout:g} s."
+def too_slow_message(timeout: float) -> Mapping[str, Any]:
+    return message("request_too_slow", seconds=f"{timeout:g}")
 
 
 def _too_slow(scope: Scope, timeout: float) -> Response:
