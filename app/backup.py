@@ -56,7 +56,10 @@ READS = (FORMAT_VERSION,)
 
 
 class BackupError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    """A file refused whole. `message` is a sentence, or a refusal's message (an id and its
+    parameters) when the engine or the service refused: the caller words it."""
+
+    def __init__(self, code: str, message: str | Mapping[str, Any]) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -477,7 +480,7 @@ async def import_game(
             "event given twice); nothing was imported.",
         ) from error
     except ServiceError as error:  # the engine refused to free a seat: the file is at fault
-        raise BackupError(error.code, f"{error.message} Nothing was imported.") from error
+        raise BackupError(error.code, error.message) from error
     if freed:
         seats_ended(game_id)
     return Imported(str(game_id), join_code, gm_token, len(freed))

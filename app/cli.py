@@ -91,7 +91,7 @@ def export_cmd(
     try:
         data = _with_database(lambda factory: export_game(factory, game))
     except BackupError as err:
-        raise typer.Exit(_fail(err.message)) from err
+        raise typer.Exit(_fail(_words(err.message))) from err
     text = json.dumps(data, ensure_ascii=False)
     if out is None:
         typer.echo(text)
@@ -129,7 +129,9 @@ def import_cmd(
             lambda factory: import_game(factory, data, keep_tokens=keep_tokens)
         )
     except BackupError as err:
-        raise typer.Exit(_fail(err.message)) from err
+        if isinstance(err.message, str):  # the file's own fault, said with what was not done
+            raise typer.Exit(_fail(err.message)) from err
+        raise typer.Exit(_fail(f"{_words(err.message)} Nothing was imported.")) from err
     typer.echo(f"Imported game {imported.game_id}; join code {imported.join_code}.")
     settings = get_settings()
     screens = links(uuid.UUID(imported.game_id), imported.join_code, imported.gm_token or "")
@@ -202,6 +204,13 @@ def demo_links(*, new: bool = False) -> dict[str, str]:
     from app.service import create_demo_game, ensure_demo_game
 
     return asyncio.run(create_demo_game() if new else ensure_demo_game())
+
+
+def _words(message: str | Mapping[str, Any]) -> str:
+    """A refusal in English words: the engine and the service refuse with message ids."""
+    from app.web.words import say
+
+    return say(message)
 
 
 def _fail(message: str) -> int:
