@@ -103,6 +103,7 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "points": small,
         "count": small,
         "active": st.booleans(),
+        "language": st.sampled_from(["en", "de", "xx", ""]),
         "on": st.booleans(),
         "auto": st.none() | st.booleans(),
         "field": st.sampled_from(["strength", "dexterity", "endurance", "armour"]),
