@@ -82,9 +82,28 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     if cmd.override is not None:
         for record in HOOKS.record_override:
             record(ctx.state, ship, hand, order)
+    _give(ctx, ship, station, order)
+
+
+def pass_order(ctx: Context, cmd: PassOrder) -> None:
+    ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
+    _clear_override(ctx.state, ship, station)
+    passed = {
+        "ship": ship["id"],
+        "station": station["id"],
+        "action": "pass",
+        "cards": [],
+        "value": 0,
+        "by": "gm" if cmd.actor.is_gm else "seat",
+    }
+    _give(ctx, ship, station, passed)
+
+
+def _give(ctx: Context, ship: Ship, station: Station, order: dict[str, Any]) -> None:
+    """The station's order for this turn. Until the reveal the room hears the same words for an
+    order, a replaced one and a pass; only the station's seats and the GM see the order."""
     key = station_key(ship, station)
     ctx.state["orders"][key] = order
-    # Until the reveal the room hears the same words for an order, a replaced one and a pass.
     ctx.emit(
         "OrderGiven",
         message("station_ready", station=role_label(station), ship=ship["name"]),
@@ -93,29 +112,6 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         station=station["id"],
         secret_for=key,
         secret={"order": order},
-    )
-
-
-def pass_order(ctx: Context, cmd: PassOrder) -> None:
-    ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
-    _clear_override(ctx.state, ship, station)
-    key = station_key(ship, station)
-    ctx.state["orders"][key] = {
-        "ship": ship["id"],
-        "station": station["id"],
-        "action": "pass",
-        "cards": [],
-        "value": 0,
-        "by": "gm" if cmd.actor.is_gm else "seat",
-    }
-    ctx.emit(
-        "OrderGiven",
-        message("station_ready", station=role_label(station), ship=ship["name"]),
-        log=False,
-        ship=ship["id"],
-        station=station["id"],
-        secret_for=key,
-        secret={"order": ctx.state["orders"][key]},
     )
 
 
