@@ -16,6 +16,8 @@ def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # n
     table.gm_command(type="SetDisplayLanguage", language=lang)
     table.gm_command(type="StartTurn", seconds=60)
     view = client.get(f"/api/games/{table.game_id}/view", headers=table.gm).json()
+    # The join code (random capitals, sometimes word-like) is shown on pages too, and is data.
+    view = {"view": view, "join_code": table.join_code}
     accept = {"Accept-Language": lang, "Accept": "text/html"}
     seat = {**accept, **weapons["headers"]}
     gm = {**accept, **table.gm}
