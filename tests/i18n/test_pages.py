@@ -17,7 +17,7 @@ def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # n
     table.gm_command(type="StartTurn", seconds=60)
     view = client.get(f"/api/games/{table.game_id}/view", headers=table.gm).json()
     # The join code (random capitals, sometimes word-like) is shown on pages too, and is data.
-    view = {"view": view, "join_code": table.join_code}
+    data: object = {"view": view, "join_code": table.join_code}
     accept = {"Accept-Language": lang, "Accept": "text/html"}
     seat = {**accept, **weapons["headers"]}
     gm = {**accept, **table.gm}
@@ -36,7 +36,7 @@ def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # n
     for name, (url, headers) in urls.items():
         answer = client.get(url, headers=headers)
         assert answer.status_code in (200, 404), (name, answer.status_code)
-        pages[name] = (answer.text, view)
+        pages[name] = (answer.text, data)
     return pages
 
 
