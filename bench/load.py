@@ -2,11 +2,12 @@
 
 Starts its own embedded PostgreSQL in a temporary directory and the server as `uvicorn app.main:app`
 process(es) on loopback, creates G games through the API (four seats each, as phones join), opens
-each game's four station sockets, the GM's and the projector's (the HTML push the phones get,
-permessage-deflate as browsers negotiate it), then plays: GM StartTurn, the bot's orders from each
-seat's token, Engineering's damage allocation, EndCombat / RestoreShip / SetTrack when a ship is
-lost. Commands go out on an open-loop schedule (default 200/s over all games, round robin); each
-game's next command waits for its previous one, and a late start shows as schedule lag.
+each game's four station sockets, the GM's and the projector's (the HTML push the phones get;
+they offer permessage-deflate as browsers do, and the server takes it only if its settings say),
+then plays: GM StartTurn, the bot's orders from each seat's token, Engineering's damage
+allocation, EndCombat / RestoreShip / SetTrack when a ship is lost. Commands go out on an
+open-loop schedule (default 200/s over all games, round robin); each game's next command waits
+for its previous one, and a late start shows as schedule lag.
 
 For each command it measures the time from sending the POST to the moment every socket of that
 game whose screen changes has received its push. Which screens change is known exactly: the
@@ -68,6 +69,7 @@ from app.rules import commands as c  # noqa: E402
 from app.rules.bot import propose, stations_to_order  # noqa: E402
 from app.service.commands import canonical, command_fields  # noqa: E402
 from app.service.games import view_for  # noqa: E402
+from app.settings import get_settings  # noqa: E402
 from app.web.protocols import WS_PROTOCOL  # noqa: E402
 
 GM = -1  # the actor index of the GM; 0..3 are the seats
@@ -189,9 +191,9 @@ def free_port() -> int:
 
 class ServerProcess:
     """One uvicorn process on loopback (uvloop, httptools, websockets-sansio with
-    permessage-deflate), access log off. `bridgecrew serve` parses HTTP with h11 under a header
-    cap and deadline (app/web/serving.py); this keeps httptools, and the baseline gets the same
-    stack."""
+    permessage-deflate as the settings say), access log off. `bridgecrew serve` parses HTTP with
+    h11 under a header cap and deadline (app/web/serving.py); this keeps httptools, and the
+    baseline gets the same stack."""
 
     def __init__(self, target: str, env: dict[str, str], log: Path, profile: Path | None) -> None:
         self.port = free_port()
@@ -203,6 +205,8 @@ class ServerProcess:
             "--port", str(self.port), "--log-level", "warning", "--no-access-log",
             "--ws-max-size", "65536", "--timeout-graceful-shutdown", "2",
             "--ws", WS_PROTOCOL,  # as `bridgecrew serve`; the baseline gets the same stack
+            # Compression as the app ships it (uvicorn's default would turn it on).
+            "--ws-per-message-deflate", str(get_settings().ws_deflate).lower(),
         ]  # fmt: skip
         with log.open("ab") as out:
             self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
@@ -1330,7 +1334,8 @@ def table(rows: list[Figures], base: Figures | None, args: argparse.Namespace) -
     out = [
         f"Load: {args.games} games × {len(AUDIENCES)} sockets, target {args.rate:g} commands/s "
         f"(open loop), {args.duration:g} s measured after {args.warmup:g} s warm-up, "
-        f"scenario {args.scenario}, permessage-deflate {'off' if args.no_deflate else 'on'}, "
+        f"scenario {args.scenario}, permessage-deflate offered {'no' if args.no_deflate else 'yes'}"
+        f" and taken {'yes' if get_settings().ws_deflate else 'no'}, "
         f"{os.cpu_count()} cores shared with the generator. Latency: POST sent → last changed "
         f"socket has its push. (×) = ratio to the bare broadcast baseline.",
         "",
