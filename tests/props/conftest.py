@@ -18,6 +18,7 @@ import httpx
 import orjson
 import pytest
 
+from app.props import PropsBridge
 from app.settings import Settings
 from tests.server.conftest import AsyncTable, LiveServer, live
 
@@ -106,8 +107,9 @@ class Heard:
             await asyncio.sleep(0.02)
 
 
-@pytest.fixture
-async def heard(broker: Mosquitto) -> AsyncIterator[Heard]:
+@contextlib.asynccontextmanager
+async def listening(broker: Mosquitto) -> AsyncIterator[Heard]:
+    """A subscriber on `#` for the block's length: what it heard."""
     found = Heard()
     ready = asyncio.Event()
 
@@ -130,6 +132,12 @@ async def heard(broker: Mosquitto) -> AsyncIterator[Heard]:
             await task
 
 
+@pytest.fixture
+async def heard(broker: Mosquitto) -> AsyncIterator[Heard]:
+    async with listening(broker) as found:
+        yield found
+
+
 async def publish(broker: Mosquitto, topic: str, payload: bytes = b"") -> None:
     async with aiomqtt.Client("127.0.0.1", broker.port) as client:
         await client.publish(topic, payload, qos=1)
@@ -147,9 +155,10 @@ async def table(live: LiveServer) -> AsyncIterator[AsyncTable]:
         yield await AsyncTable(http).create()
 
 
-async def connected(live: LiveServer, within: float = 10.0) -> None:
-    """Until the app's bridge holds its connection to the broker (it subscribed by then)."""
+async def connected(bridge: PropsBridge, want: bool = True, within: float = 10.0) -> None:
+    """Until the bridge holds its connection to the broker (it subscribed by then), or with
+    `want` False, until it knows it lost it."""
     deadline = time.monotonic() + within
-    while not live.app.state.props.connected:
-        assert time.monotonic() < deadline, "the bridge did not connect"
+    while bridge.connected != want:
+        assert time.monotonic() < deadline, f"the bridge's connection is not {want}"
         await asyncio.sleep(0.02)

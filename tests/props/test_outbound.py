@@ -40,7 +40,7 @@ def expected_topics(code: str, events: list[dict[str, object]]) -> list[str]:
 async def test_a_turn_of_fighting_reaches_props_on_each_ships_topics_in_order(
     live: LiveServer, table: AsyncTable, heard: Heard
 ) -> None:
-    await connected(live)
+    await connected(live.app.state.props)
     factory = live.app.state.session_factory
     game_id = uuid.UUID(table.game_id)
     code = (await game_info(factory, game_id)).join_code
@@ -99,7 +99,7 @@ def secret_words(value: object) -> set[str]:
 async def test_a_subscriber_on_everything_hears_nothing_private_through_a_whole_game(
     live: LiveServer, heard: Heard
 ) -> None:
-    await connected(live)
+    await connected(live.app.state.props)
     factory = live.app.state.session_factory
     game_id, code, _ = await create_game(factory, "skirmish", seed=11, modules=["npc"])
     await seat_crew(factory, game_id)

@@ -16,7 +16,7 @@ from .conftest import Heard, connected
 async def test_the_last_ten_seconds_of_the_orders_timer_are_announced_when_they_begin(
     live: LiveServer, table: AsyncTable, heard: Heard
 ) -> None:
-    await connected(live)
+    await connected(live.app.state.props)
     factory = live.app.state.session_factory
     code = (await game_info(factory, uuid.UUID(table.game_id))).join_code
     await table.gm_command(type="StartTurn", seconds=13)
@@ -34,7 +34,7 @@ async def test_the_last_ten_seconds_of_the_orders_timer_are_announced_when_they_
 async def test_a_timer_paused_before_its_last_ten_seconds_is_not_announced(
     live: LiveServer, table: AsyncTable, heard: Heard
 ) -> None:
-    await connected(live)
+    await connected(live.app.state.props)
     await table.gm_command(type="StartTurn", seconds=11)
     await table.gm_command(type="PauseTimer")
     await table.gm_command(type="SetRedAlert", on=True)  # the news after the pause, as a mark
