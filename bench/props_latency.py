@@ -60,12 +60,12 @@ def start_mosquitto(folder: Path, port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("mosquitto did not start")
 
 
-async def until(check: Callable[[], bool]) -> None:
-    for _ in range(500):
+async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.02)):
         if check():
             return
         await asyncio.sleep(0.02)
-    raise RuntimeError("the bridges did not connect, or did not notice the broker's death")
+    raise RuntimeError("the bridges did not connect, notice the broker's death, or catch up")
 
 
 async def block(sessions: SessionFactory, game_id: object, count: int, start: int) -> list[float]:
@@ -112,9 +112,10 @@ async def measure(url: str, folder: Path, rounds: int, commands: int) -> dict[st
                 sent += commands
                 if round_:  # the first round warms up
                     times[setup] += taken
-                # The live bridge publishes its block's events after the block: let it finish,
-                # so the next setup's block is not timed against that work.
-                await asyncio.sleep(1.0)
+                # The live bridge publishes its block's events as the block goes on and after it:
+                # let it finish, so the next setup's block is not timed against that work.
+                await until(lambda: bridges["live broker"].pending == 0, seconds=120)
+                await asyncio.sleep(0.5)
         for setup, bridge in bridges.items():
             print(f"{setup}: connected {bridge.connected}, notes forgotten {bridge.forgotten}")
             await bridge.stop()
