@@ -47,6 +47,8 @@ BACKLOG = 500  # commits and timers noted while the broker is away; older ones a
 LAST_SECONDS = 10  # a timer's last seconds, when props hear of it
 PUBLISH_TIMEOUT_S = 5.0  # a broker that takes longer to acknowledge is taken for gone
 RETRY_S = 2.0
+INBOUND_QUEUE = 100
+GAMES_REMEMBERED = 10_000  # phases and join codes kept per game; past it, they are read again
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Broker:
             identifier=identifier,
             tls_context=ssl.create_default_context() if self.tls else None,
             timeout=PUBLISH_TIMEOUT_S,
+            # Signals are taken one at a time; a flood beyond this is dropped, not kept.
+            max_queued_incoming_messages=INBOUND_QUEUE,
         )
 
 
@@ -159,6 +163,8 @@ class PropsBridge:
             return  # a COMMIT whose outcome is unknown, or a refusal: nothing new to tell
         try:
             phase = state["phase"]
+            if len(self._phases) > GAMES_REMEMBERED:
+                self._phases.clear()  # each game's phase is then sent once more, as at a restart
             changed = phase if self._phases.get(game_id) != phase else None
             self._phases[game_id] = phase
             self._note(Committed(game_id, version, state["turn"], changed))
@@ -216,6 +222,8 @@ class PropsBridge:
                     log.warning("props: lost the broker (%s)", failure.exceptions[0])
                 else:
                     log.debug("props: no broker (%s)", failure.exceptions[0])
+            except* Exception:  # a bug here must not silence the props for the server's life
+                log.exception("props: the bridge failed; it starts again")
             finally:
                 self.connected = False
             await asyncio.sleep(RETRY_S)
@@ -230,6 +238,9 @@ class PropsBridge:
                 messages = await self._messages(entry)
             except ServiceError:
                 continue  # the game is gone
+            except Exception:  # the database away, say: this note is lost, not the next ones
+                log.warning("props: reading what to publish failed", exc_info=True)
+                continue
             for message in messages:
                 payload = orjson.dumps(message.payload)
                 await client.publish(message.topic, payload, qos=1, timeout=PUBLISH_TIMEOUT_S)
@@ -277,6 +288,8 @@ class PropsBridge:
         code = self._join_codes.get(game_id)
         if code is None:
             code = (await game_info(self._session_factory, game_id)).join_code
+            if len(self._join_codes) > GAMES_REMEMBERED:
+                self._join_codes.clear()
             self._join_codes[game_id] = code
         return code
 
@@ -285,8 +298,12 @@ class PropsBridge:
     async def _listen_forever(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
             found = inbound_cue(message.topic.value)
-            if found is not None:
+            if found is None:
+                continue
+            try:
                 await self.fire_cue(*found)
+            except Exception:  # the database away, say: the next signal may fare better
+                log.warning("props: firing cue %r failed", found[1], exc_info=True)
 
     async def fire_cue(self, join_code: str, cue: str) -> None:
         """The cue fired as the GM's button fires it: one command, through the unit of work."""
