@@ -48,6 +48,8 @@ LAST_SECONDS = 10  # a timer's last seconds, when props hear of it
 PUBLISH_TIMEOUT_S = 5.0  # a broker that takes longer to acknowledge is taken for gone
 RETRY_S = 2.0
 INBOUND_QUEUE = 100
+BATCH = 20  # commits of one game whose events are read together
+EVENTS_READ = 10_000  # enough for any BATCH commits' events
 GAMES_REMEMBERED = 10_000  # phases and join codes kept per game; past it, they are read again
 
 
@@ -233,12 +235,12 @@ class PropsBridge:
             while not self._backlog:
                 self._noted.clear()
                 await self._noted.wait()
-            entry = self._backlog.popleft()
+            taken = self._take()
             try:
-                messages = await self._messages(entry)
+                messages = await self._messages(taken)
             except ServiceError:
                 continue  # the game is gone
-            except Exception:  # the database away, say: this note is lost, not the next ones
+            except Exception:  # the database away, say: these notes are lost, not the next ones
                 log.warning("props: reading what to publish failed", exc_info=True)
                 continue
             for message in messages:
@@ -248,20 +250,42 @@ class PropsBridge:
                 log.warning("props: caught up; %s notes were dropped meanwhile", self.forgotten)
                 self.forgotten = 0
 
-    async def _messages(self, entry: Committed | TimerDue) -> list[PropMessage]:
-        code = await self._join_code(entry.game_id)
-        if isinstance(entry, TimerDue):
-            if not await self._still_due(entry):
+    def _take(self) -> list[Committed] | TimerDue:
+        """The next note; with the commits of the same game noted right after it, so a burst of
+        commands costs the bridge one read of their events, not one each."""
+        first = self._backlog.popleft()
+        if isinstance(first, TimerDue):
+            return first
+        taken = [first]
+        while self._backlog and len(taken) < BATCH:
+            following = self._backlog[0]
+            if not isinstance(following, Committed) or following.game_id != first.game_id:
+                break
+            taken.append(following)
+            self._backlog.popleft()
+        return taken
+
+    async def _messages(self, taken: list[Committed] | TimerDue) -> list[PropMessage]:
+        if isinstance(taken, TimerDue):
+            code = await self._join_code(taken.game_id)
+            if not await self._still_due(taken):
                 return []
-            left = max(0, round(entry.at - time.time()))
-            return [timer_message(code, entry.kind, entry.at, left)]
+            left = max(0, round(taken.at - time.time()))
+            return [timer_message(code, taken.kind, taken.at, left)]
+        game_id = taken[0].game_id
+        code = await self._join_code(game_id)
         # The events as the projector may see them: nothing secret leaves through here.
         _, events = await events_after(
-            self._session_factory, entry.game_id, entry.version - 1, "display"
+            self._session_factory, game_id, taken[0].version - 1, "display", limit=EVENTS_READ
         )
-        messages = event_messages(code, entry.version, _only(events, entry.version))
-        if entry.phase is not None:
-            messages.append(phase_message(code, entry.version, entry.turn, entry.phase))
+        by_version: dict[int, list[dict[str, Any]]] = {}
+        for event in events:
+            by_version.setdefault(event["version"], []).append(event)
+        messages = []
+        for note in taken:
+            messages += event_messages(code, note.version, by_version.get(note.version, []))
+            if note.phase is not None:
+                messages.append(phase_message(code, note.version, note.turn, note.phase))
         return messages
 
     async def _still_due(self, due: TimerDue) -> bool:
@@ -322,7 +346,3 @@ class PropsBridge:
             )
         except ServiceError as refused:
             log.warning("props: cue %r of game %s refused: %s", cue, join_code, refused.code)
-
-
-def _only(events: list[dict[str, Any]], version: int) -> list[dict[str, Any]]:
-    return [event for event in events if event["version"] == version]
