@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import uuid
 
+from websockets.asyncio.client import connect
+
 from app.props import PropsBridge
 from app.rules import Actor
 from app.service import create_game, game_info, run_command
 from app.service.commands import SessionFactory, on_commit
-from tests.server.conftest import AsyncTable, LiveServer
+from tests.server.conftest import AsyncTable, LiveServer, next_message
 
 from .conftest import Heard, Mosquitto, connected, listening
 
@@ -25,10 +27,16 @@ async def test_the_game_goes_on_while_the_broker_is_dead_and_props_hear_it_again
 
     broker.kill()
     await connected(bridge, want=False)
-    await table.gm_command(type="StartTurn", seconds=0)
-    for i in range(20):  # every command answered, as ever (gm_command asserts 200)
-        await table.gm_command(type="SendMessage", text=f"All hands, {i}")
-    await table.gm_command(type="SetRedAlert", on=False)
+    async with connect(f"{live.ws}/ws/events/{table.game_id}") as screen:
+        assert (await next_message(screen))["type"] == "hello"
+        await table.gm_command(type="StartTurn", seconds=0)
+        for i in range(20):  # every command answered, as ever (gm_command asserts 200)
+            await table.gm_command(type="SendMessage", text=f"All hands, {i}")
+        await table.gm_command(type="SetRedAlert", on=False)
+        # The screens go on being pushed to: the hub hears of each commit before the bridge.
+        while (event := (await next_message(screen))["event"])["type"] != "RedAlertSet":
+            assert event["type"] in ("TurnStarted", "CombatStarted", "MessageSent")
+        assert event["on"] is False
 
     broker.start()
     async with listening(broker) as after:
