@@ -4,12 +4,15 @@ Mosquitto, and with a broker that is dead (configured, but its process killed).
 Starts an embedded PostgreSQL and Debian's Mosquitto (on free ports, in a temporary directory),
 creates a skirmish game per setup and has the GM toggle red alert, each command a full unit of
 work whose event the bridge publishes. The dead broker's bridge was connected, then its broker
-was killed. The setups take turns in blocks, each going first in turn, so the machine's load
-falls on each alike; the first round is left out (connections warming up). Prints the median
-and the 90th percentile of each setup, and whether each bridge was connected at the end.
+was killed. The setups take turns command by command, each going first in turn, so a shared
+machine's changing load falls on each alike; after each live command the bench waits until a
+subscriber heard its message, so no command is timed against another's publishing. The first
+50 commands of each setup are left out (connections warming up). Prints the median and the
+90th percentile of each setup, and of how long after a live command's start the subscriber
+heard it.
 
-    .venv/bin/python bench/props_latency.py                 # 3 rounds of 200 commands a setup
-    .venv/bin/python bench/props_latency.py --rounds 5 --commands 400
+    .venv/bin/python bench/props_latency.py                 # 500 commands a setup
+    .venv/bin/python bench/props_latency.py --commands 2000
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import aiomqtt
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import service
@@ -34,10 +40,11 @@ from app.db.migrate import upgrade
 from app.db.session import create_engine, create_session_factory
 from app.props import PropsBridge
 from app.rules import Actor
-from app.service.commands import SessionFactory, on_commit
+from app.service.commands import on_commit
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 SETUPS = ("no broker", "live broker", "dead broker")
+WARMUP = 50  # commands per setup left out: connections and caches warming up
 
 
 def free_port() -> int:
@@ -68,26 +75,14 @@ async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
     raise RuntimeError("the bridges did not connect, notice the broker's death, or catch up")
 
 
-async def block(sessions: SessionFactory, game_id: object, count: int, start: int) -> list[float]:
-    times = []
-    for i in range(start, start + count):
-        begun = time.perf_counter()
-        await service.run_command(
-            sessions,
-            str(game_id),
-            {"type": "SetRedAlert", "on": i % 2 == 0},
-            Actor.gm(),
-            command_id=f"alert-{i}",
-        )
-        times.append(time.perf_counter() - begun)
-    return times
-
-
-async def measure(url: str, folder: Path, rounds: int, commands: int) -> dict[str, list[float]]:
+async def measure(url: str, folder: Path, commands: int) -> dict[str, list[float]]:
+    """Each setup's command times, and (as "heard") how long after a live command's start a
+    subscriber heard its message."""
     live_port, dead_port = free_port(), free_port()
     live = start_mosquitto(folder, live_port)
     dead = start_mosquitto(folder / "dead", dead_port)
     engine = create_engine(url)
+    heard: dict[int, float] = {}
     try:
         sessions = create_session_factory(engine)
         bridges = {
@@ -101,21 +96,33 @@ async def measure(url: str, folder: Path, rounds: int, commands: int) -> dict[st
         dead.kill()
         dead.wait(10)
         await until(lambda: not bridges["dead broker"].connected)
-        games = {setup: (await service.create_game(sessions, "skirmish", 1))[0] for setup in SETUPS}
-        times: dict[str, list[float]] = {setup: [] for setup in SETUPS}
-        sent = 0
-        for round_ in range(rounds + 1):
-            for setup in SETUPS[round_ % 3 :] + SETUPS[: round_ % 3]:  # each goes first in turn
-                bridge = bridges.get(setup)
-                on_commit(sessions, None if bridge is None else bridge.committed)
-                taken = await block(sessions, games[setup], commands, sent)
-                sent += commands
-                if round_:  # the first round warms up
-                    times[setup] += taken
-                # The live bridge publishes its block's events as the block goes on and after it:
-                # let it finish, so the next setup's block is not timed against that work.
-                await until(lambda: bridges["live broker"].pending == 0, seconds=120)
-                await asyncio.sleep(0.5)
+        async with aiomqtt.Client("127.0.0.1", live_port) as prop:
+            await prop.subscribe("bridgecrew/+/red-alert", qos=1)
+            listening = asyncio.create_task(listen(prop, heard))
+            games = {s: (await service.create_game(sessions, "skirmish", 1))[0] for s in SETUPS}
+            times: dict[str, list[float]] = {setup: [] for setup in [*SETUPS, "heard"]}
+            for i in range(commands + WARMUP):
+                for setup in SETUPS[i % 3 :] + SETUPS[: i % 3]:  # each goes first in turn
+                    bridge = bridges.get(setup)
+                    on_commit(sessions, None if bridge is None else bridge.committed)
+                    begun = time.perf_counter()
+                    result = await service.run_command(
+                        sessions,
+                        games[setup],
+                        {"type": "SetRedAlert", "on": i % 2 == 0},
+                        Actor.gm(),
+                        command_id=f"alert-{i}",
+                    )
+                    taken = time.perf_counter() - begun
+                    if setup == "live broker":
+                        # Published before the next command starts: none is timed against it.
+                        version = result.version
+                        await until(lambda: version in heard)  # noqa: B023 - awaited right here
+                        if i >= WARMUP:
+                            times["heard"].append(heard[version] - begun)
+                    if i >= WARMUP:
+                        times[setup].append(taken)
+            listening.cancel()
         for setup, bridge in bridges.items():
             print(f"{setup}: connected {bridge.connected}, notes forgotten {bridge.forgotten}")
             await bridge.stop()
@@ -127,18 +134,23 @@ async def measure(url: str, folder: Path, rounds: int, commands: int) -> dict[st
             process.wait(10)
 
 
+async def listen(prop: aiomqtt.Client, heard: dict[int, float]) -> None:
+    async for message in prop.messages:
+        assert isinstance(message.payload, bytes)
+        heard[orjson.loads(message.payload)["version"]] = time.perf_counter()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--commands", type=int, default=200)
+    parser.add_argument("--commands", type=int, default=500, help="per setup")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bridgecrew-props-"))
     (folder / "dead").mkdir()
     try:
         url = start_embedded(folder / "pg").url()
         upgrade(url)
-        times = asyncio.run(measure(url, folder, args.rounds, args.commands))
-        for setup in SETUPS:
+        times = asyncio.run(measure(url, folder, args.commands))
+        for setup in [*SETUPS, "heard"]:
             ordered = sorted(times[setup])
             print(
                 f"{setup}: {len(ordered)} commands, median"

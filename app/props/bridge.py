@@ -109,11 +109,16 @@ class TimerDue:
 
 @dataclasses.dataclass
 class Timer:
+    """A game's running timer as this process last saw it, and the call due at its last seconds."""
+
     key: tuple[str, float]
     handle: asyncio.TimerHandle
 
 
 class PropsBridge:
+    """One per process with a broker configured: started and stopped with the app (app/main.py),
+    told of each commit by the unit of work's hook (`after` puts it behind the hub's)."""
+
     def __init__(
         self, session_factory: SessionFactory, url: str, *, backlog: int = BACKLOG
     ) -> None:
