@@ -55,7 +55,8 @@ async def test_a_button_on_the_set_fires_its_cue_once_as_the_gm_would(
     await publish(broker, f"bridgecrew/{code}/in/cue/alarm", b"pressed")
     await heard.until(4)  # our own message, the cue, its red alert, the phase first seen
     _, state = await load_state(factory, game_id)
-    assert state["red_alert"] and state["cues"][0]["status"] == "fired"
+    cues = {cue["id"]: cue for cue in state["cues"]}
+    assert state["red_alert"] and cues["alarm"]["status"] == "fired"
 
     await publish(broker, f"bridgecrew/{code}/in/cue/alarm")  # spent: refused
     await publish(broker, "bridgecrew/NOSUCH/in/cue/alarm")  # no game has that code

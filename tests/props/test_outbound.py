@@ -34,6 +34,8 @@ def expected_topics(code: str, events: list[dict[str, object]]) -> list[str]:
             topics.append(f"bridgecrew/{code}/ship/{event['ship']}/{SHIP_TOPICS[kind]}")
         elif kind in GAME_TOPICS:
             topics.append(f"bridgecrew/{code}/{GAME_TOPICS[kind]}")
+        elif kind == "CueFired":  # the scenario's own cues, as they fire
+            topics.append(f"bridgecrew/{code}/cue/{event['cue']}")
     return topics
 
 
