@@ -13,7 +13,9 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 ROOT = "bridgecrew"
-INBOUND_CUES = f"{ROOT}/+/in/cue/+"  # what the bridge subscribes to
+# What the bridge subscribes to: shared by every server process (MQTT's `$share`, which
+# Mosquitto has for every protocol version), so a prop's signal reaches one process, not each.
+INBOUND_CUES = f"$share/{ROOT}/{ROOT}/+/in/cue/+"
 
 Event = dict[str, Any]
 Payload = dict[str, Any]

@@ -10,7 +10,9 @@ import pytest
 
 import app.service.games
 from app.content import SCENARIOS_DIR, load_catalogue
+from app.props import PropsBridge
 from app.service import create_game, load_state
+from app.service.commands import SessionFactory, on_commit
 from tests.server.conftest import LiveServer
 
 from .conftest import Heard, Mosquitto, connected, publish
@@ -73,3 +75,25 @@ async def test_a_button_on_the_set_fires_its_cue_once_as_the_gm_would(
         ("cue/all-clear", "gm"),
         ("red-alert", False),
     ]
+
+
+@pytest.mark.usefixtures("with_buttons")
+async def test_a_signal_fires_its_cue_once_however_many_server_processes_listen(
+    session_factory: SessionFactory, broker: Mosquitto, heard: Heard
+) -> None:
+    game_id, code, _ = await create_game(session_factory, "skirmish", seed=1)
+    workers = [PropsBridge(session_factory, broker.url) for _ in range(2)]
+    on_commit(session_factory, workers[0].committed)
+    for worker in workers:
+        await worker.start()
+    try:
+        for worker in workers:
+            await connected(worker)
+        await publish(broker, f"bridgecrew/{code}/in/cue/all-clear")
+        await heard.until(2)  # the signal, the cue fired
+        await heard.quiet(1.0)
+    finally:
+        for worker in workers:
+            await worker.stop()
+    version, state = await load_state(session_factory, game_id)
+    assert version == 1 and [c["fired"] for c in state["cues"] if c["id"] == "all-clear"] == [1]
