@@ -134,11 +134,6 @@ class PropsBridge:
         self.connected = False
         self.forgotten = 0  # notes the full backlog forgot: what the broker missed
 
-    @property
-    def pending(self) -> int:
-        """Notes (commits, timers) not yet taken to be published: at most the backlog's size."""
-        return len(self._backlog)
-
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run_forever(), name="props-bridge")
 
