@@ -1,4 +1,5 @@
-"""The FastAPI application: database, live hub and deadline sweeper for its lifetime, the routers.
+"""The FastAPI application: database, live hub, deadline sweeper (and props, with a broker) for its
+lifetime, the routers.
 
 Migrations are not run here: `bridgecrew serve` (app.cli) migrates before any worker starts.
 """
@@ -16,6 +17,8 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.i18n import LanguageMiddleware
+from app.props import PropsBridge
+from app.service.commands import on_commit
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, gm, join, report, station, ws
@@ -93,12 +96,21 @@ def create_app(
         app.state.heartbeat_s = heartbeat  # pages render it: their watchdog counts in heartbeats
         app.state.seat_watch = seat_watch
         await hub.start()
+        props = None
+        if chosen.mqtt_url:
+            props = PropsBridge(session_factory, chosen.mqtt_url)
+            await props.start()
+            # Replaces the hook the hub set: commits now reach the hub first, then the props.
+            on_commit(session_factory, props.after(hub.committed))
+        app.state.props = props
         await seat_watch.start()
         sweeper.start()
         try:
             yield
         finally:
             await sweeper.stop()
+            if props is not None:
+                await props.stop()
             await seat_watch.stop()
             await hub.stop()
             await engine.dispose()

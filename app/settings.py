@@ -5,6 +5,7 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Self
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -76,6 +77,9 @@ class Settings(BaseSettings):
     # below this.
     join_miss_rate: float = 0.2
     join_miss_burst: int = 30
+    # An MQTT broker for the room's props (lights, sirens, buttons; docs/props.md), as
+    # mqtt://[user:password@]host[:port] or mqtts:// for TLS. Unset: nothing is published.
+    mqtt_url: str | None = Field(default=None, repr=False)
 
     @field_validator("database_url")
     @classmethod
@@ -86,6 +90,20 @@ class Settings(BaseSettings):
     @classmethod
     def _strip_slash(cls, url: str | None) -> str | None:
         return url.rstrip("/") if url else None
+
+    @field_validator("mqtt_url")
+    @classmethod
+    def _mqtt_broker(cls, url: str | None) -> str | None:
+        if not url:
+            return None
+        parts = urlsplit(url)
+        try:
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:
+            port_ok = False
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or not port_ok:
+            raise ValueError("give the broker as mqtt://host[:port] (or mqtts:// for TLS)")
+        return url
 
     @model_validator(mode="after")
     def _persist_secret_key(self) -> Self:

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("app.db",),
     ("app.service",),
-    ("app.backup", "app.sweeper"),
+    ("app.backup", "app.props", "app.sweeper"),
     ("app.deps", "app.web"),
     ("app.main", "app.cli"),
 )

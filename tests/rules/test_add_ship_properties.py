@@ -119,6 +119,7 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "to": st.sampled_from(["all", ship_id, f"{ship_id}/{stations[0]}"]),
         "module": st.sampled_from(MODULES),
         "quality": st.none() | st.sampled_from(QUALITIES),
+        "cue": st.sampled_from([cue["id"] for cue in state.get("cues", [])] + ["no-such-cue"]),
         # Fields whose values depend on the command.
         "SetSetting.name": st.sampled_from(["orders_seconds", "close_when_all_ready", "sound"]),
         "SetSetting.value": st.booleans() | st.integers(0, 120),

@@ -16,6 +16,7 @@ from .checks import (
     first_duplicate,
     index_by_id,
 )
+from .cue_content import Cue, Placed, check_cue_references, parse_cues
 from .zone_content import ZoneMap, parse_map
 
 
@@ -197,6 +198,7 @@ class Scenario:
     settings: ScenarioSettings
     source: str
     zone_map: ZoneMap | None = None  # None: the grid of G-MAP-1
+    cues: tuple[Cue, ...] = ()  # module cues (cue_content.py)
 
 
 @dataclass(frozen=True)
@@ -434,7 +436,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         data,
         source,
         required=("id", "name", "description", "ships"),
-        optional=("modules", "settings", "map"),
+        optional=("modules", "settings", "map", "cues"),
     )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
@@ -492,6 +494,14 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         )
     if len({s.side for s in ships}) < 2:
         raise sheet.error("ships", "all ships are on one side; a battle needs at least two sides")
+    placed = Placed(
+        {s.id: s.crew for s in ships},
+        frozenset(s.name for s in ships),
+        settings.map_width,
+        settings.map_height,
+        zone_map,
+    )
+    cues = parse_cues(sheet, placed, SHIPS_MAX, QUALITIES)
     return Scenario(
         scenario_id,
         name,
@@ -501,6 +511,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         settings,
         source,
         zone_map,
+        cues,
     )
 
 
@@ -587,6 +598,12 @@ def check_cross_references(catalogue: Catalogue) -> None:
                     f"ships[{index}].shields_active",
                     f"a {ship_class.id} has no shields to raise",
                 )
+        check_cue_references(
+            scenario.source,
+            scenario.cues,
+            catalogue.ships,
+            {placement.id: placement.ship_class for placement in scenario.ships},
+        )
 
 
 def _claim_cards(owners: dict[str, str], cards: Iterable[Card], source: str, key: str) -> None:

@@ -352,6 +352,28 @@ class SetMagazine(Command):
     count: int
 
 
+@dataclass(frozen=True)
+class FireCue(Command):
+    """Module cues: fire the scenario's cue `cue` (its id) now, whatever its trigger. The GM's
+    button, and a prop's signal (issue 34), send it."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class SkipCue(Command):
+    """Module cues: the cue will not fire (until armed again)."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class ArmCue(Command):
+    """Module cues: a fired, skipped or failed cue waits for its trigger again."""
+
+    cue: str
+
+
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
@@ -394,6 +416,9 @@ COMMANDS: dict[str, type[Command]] = {
         SetMagazine,
         SetNpc,
         ChangePosition,
+        FireCue,
+        SkipCue,
+        ArmCue,
     )
 }
 

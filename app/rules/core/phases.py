@@ -29,6 +29,9 @@ ANY_PHASE = frozenset(
         "EndCombat",
         "SetMagazine",
         "SetShipOut",
+        "FireCue",
+        "SkipCue",
+        "ArmCue",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
         "ExpireDeadline",

@@ -9,6 +9,7 @@ import dataclasses
 from typing import Any
 
 from ..content import Catalogue, RangeBand, Scenario, band_index, range_band_for
+from ..content.cue_content import cue_state
 from ..content.zone_bands import zone_band_for
 from ..content.zone_content import map_data
 from . import rng
@@ -105,6 +106,8 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
     }
     if zone_map is not None:  # a grid game's state stays as it was before zone maps
         state["map"] = zone_map
+    if scenario.cues:  # module cues: a scenario with cues switches it on, as a map does zones
+        state["cues"] = cue_state(scenario.cues)
     dice = Dice(state["rng"])
     for ship in ships.values():
         for station in ship["stations"].values():

@@ -6,9 +6,9 @@ from __future__ import annotations
 from ..core.commands import COMMANDS
 from ..core.engine import HANDLERS
 from ..core.hooks import HOOKS
-from . import npc, seats, starmada, syshit, weapons, zones
+from . import cues, npc, seats, starmada, syshit, weapons, zones
 
-MODULES = (weapons, zones, npc, seats, starmada, syshit)
+MODULES = (weapons, zones, npc, seats, starmada, syshit, cues)
 
 for module in MODULES:
     module.register(HOOKS)

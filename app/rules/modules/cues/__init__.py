@@ -1,0 +1,23 @@
+"""Module `cues` (issue 34): a prepared evening. A scenario's `[[cues]]` each name a trigger (a
+turn, a phase, a ship's Hull, a ship destroyed, fled or surrendered, a torpedo strike, a ship
+entering a zone, or only the GM's button or a prop's signal) and the commands to give when it
+fires. A scenario with cues switches the module on (`state["cues"]`).
+
+A cue fires inside the command that met its trigger, through the same handlers as the GM's own
+commands, so the command log replays it exactly and undoing a resolution undoes the cues that
+resolution fired.
+"""
+
+from __future__ import annotations
+
+from ...core.commands import ArmCue, FireCue, SkipCue
+from ...core.hooks import Hooks
+from . import cues
+
+
+def register(hooks: Hooks) -> None:
+    hooks.commands[FireCue] = cues.fire_cue
+    hooks.commands[SkipCue] = cues.skip_cue
+    hooks.commands[ArmCue] = cues.arm_cue
+    hooks.after_command.append(cues.notice)
+    hooks.gm_views["cues"] = cues.cues_view
