@@ -352,6 +352,14 @@ class SetMagazine(Command):
     count: int
 
 
+@dataclass(frozen=True)
+class NextBattle(Command):
+    """E-EVENING-1: the same table moves on to a scenario's opening. The service reads the
+    scenario and builds the battle (core/evening.py); `apply` alone cannot, so it refuses it."""
+
+    scenario: str
+
+
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
@@ -394,6 +402,7 @@ COMMANDS: dict[str, type[Command]] = {
         SetMagazine,
         SetNpc,
         ChangePosition,
+        NextBattle,
     )
 }
 
