@@ -85,22 +85,24 @@ def report_rows(report: dict[str, Any]) -> str:
 
 
 def chart_lines(entry: dict[str, Any], turns: int) -> dict[str, Any]:
-    """One ship's Hull and Shields by turn as SVG polyline points in the chart's box: turn 1 at
-    the left, the combat's last turn at the right, no boxes left at the bottom."""
+    """One ship's Hull and Shields by turn as (x, y) points in the chart's box: turn 1 at the
+    left, the combat's last turn at the right, no boxes left at the bottom."""
     top = max(entry["hull_boxes"], entry["shields_boxes"], 1)
     across = (CHART_WIDTH - 2 * CHART_PAD) / max(turns - 1, 1)
     up = (CHART_HEIGHT - 2 * CHART_PAD) / top
 
-    def points(track: str) -> str:
-        return " ".join(
-            f"{CHART_PAD + (t['turn'] - 1) * across:.1f},"
-            f"{CHART_HEIGHT - CHART_PAD - t[track] * up:.1f}"
+    def points(track: str) -> list[tuple[str, str]]:
+        return [
+            (
+                f"{CHART_PAD + (t['turn'] - 1) * across:.1f}",
+                f"{CHART_HEIGHT - CHART_PAD - t[track] * up:.1f}",
+            )
             for t in entry["turns"]
-        )
+        ]
 
     return {
         "hull": points("hull"),
-        "shields": points("shields") if entry["shields_boxes"] else "",
+        "shields": points("shields") if entry["shields_boxes"] else [],
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
         "first_turn": entry["turns"][0]["turn"] if entry["turns"] else 1,

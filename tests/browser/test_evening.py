@@ -4,14 +4,13 @@ typing anything again; the report then covers both battles."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pass_turn, shot
+from tests.browser.screens import create_game, join, pass_turn, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -22,12 +21,8 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     server: Server, browser: Any, playwright: Any
 ) -> None:
     gm = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
-    gm.goto(f"{server.base}/gm")
-    gm.click("label.choice:has(input[value=skirmish])")
-    gm.click("button:has-text('Create game')")
-    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    code = create_game(gm, server.base, "skirmish")
     game_id = gm.url.rsplit("/", 1)[1]
-    code = gm.inner_text(".gm-join .d-code").strip()
     ada = browser.new_context(**playwright.devices["Pixel 7"]).new_page()
     join(ada, server.base, code, "kestrel/weapons", "Ada")
     bo = browser.new_context(**playwright.devices["Pixel 7"]).new_page()
@@ -71,6 +66,8 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     gm.click("#turn button:has-text('Start combat')")
     expect(ada.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     pass_turn(ada)
+    gm.click("#turn button:has-text('Close orders')")
+    expect(gm.locator("#turn")).to_contain_text("End of turn", timeout=WAIT)
     gm.click("#turn button:has-text('End combat')")
     gm.click("#turn button:has-text('Click again')")
     expect(display.locator("#combat-end")).to_contain_text("Combat 2 is over", timeout=WAIT)
@@ -83,4 +80,13 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     for battle in ("#battle-1", "#battle-2"):
         expect(report.locator(f"{battle} .report-crew")).to_contain_text("Ada")
         expect(report.locator(f"{battle} .report-crew")).to_contain_text("Bo")
+    # On the projector in large type; on a phone nothing scrolls sideways.
+    size = report.eval_on_selector(".report-outcome", "e => getComputedStyle(e).fontSize")
+    assert float(size.removesuffix("px")) >= 24
     shot(report, "report-two-battles")
+    on_phone = ada.context.new_page()
+    on_phone.goto(f"{server.base}/play/{game_id}/report")
+    expect(on_phone.locator("#battle-2 .report-chart").first).to_be_visible()
+    wide = on_phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the report scrolls {wide} px sideways on a phone"
+    shot(on_phone, "phone-report", full_page=True)

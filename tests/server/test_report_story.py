@@ -15,7 +15,7 @@ from app.rules import Actor
 from app.service import create_game, create_seat, load_state, run_command
 from app.service.evening import move_table_on
 from app.service.report import game_report
-from app.web.report import report_rows
+from app.web.report import CHART_HEIGHT, CHART_PAD, CHART_WIDTH, chart_lines, report_rows
 
 from .conftest import Table
 from .test_report import gm, play_turn
@@ -118,11 +118,14 @@ def test_g_end_2_the_page_tells_the_story_on_a_phone_the_projector_and_paper(
 ) -> None:
     table.seat("weapons", name="Ada")
     table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="CloseOrders")  # a turn of passes: the chart has its first point
     table.gm_command(type="DestroyShip", ship="rustjaw")
     table.gm_command(type="EndCombat")
     page = client.get(f"/report/{table.game_id}").text
     assert "Won by" in page and "Players" in page
     assert "Ada" in page and "Battle 1: Skirmish" in page
+    assert page.count('<figure class="report-chart"') == 2  # Kestrel's and Rustjaw's
+    assert '<polyline class="chart-hull"' in page and '<circle class="chart-shields dot"' in page
     assert 'href="/static/css/report.css"' in page  # the phone's stacked rows and print CSS
     assert "report-projector" not in page
     projector = client.get(f"/display/{table.game_id}/report").text
@@ -132,3 +135,17 @@ def test_g_end_2_the_page_tells_the_story_on_a_phone_the_projector_and_paper(
     sheet = client.get(f"/report/{table.game_id}.csv")
     assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/csv")
     assert sheet.text.splitlines()[0].startswith("battle,scenario,combat,turns,ship")
+
+
+def test_g_end_2_the_chart_spans_the_combat_s_turns_and_the_track_s_boxes() -> None:
+    entry = {
+        "hull_boxes": 10,
+        "shields_boxes": 0,
+        "turns": [{"turn": 1, "hull": 10, "shields": 0}, {"turn": 3, "hull": 0, "shields": 0}],
+    }
+    lines = chart_lines(entry, turns=3)
+    assert lines["hull"] == [
+        (f"{CHART_PAD:.1f}", f"{CHART_PAD:.1f}"),  # turn 1, every box: top left
+        (f"{CHART_WIDTH - CHART_PAD:.1f}", f"{CHART_HEIGHT - CHART_PAD:.1f}"),  # none: bottom right
+    ]
+    assert lines["shields"] == []  # a ship without shields draws no Shields line
