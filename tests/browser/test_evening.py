@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import create_game, join, pass_turn, shot
+from tests.browser.test_accessibility import violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -84,6 +85,9 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     size = report.eval_on_selector(".report-outcome", "e => getComputedStyle(e).fontSize")
     assert float(size.removesuffix("px")) >= 24
     shot(report, "report-two-battles")
+    assert violations(report) == [], "the report, as axe-core reads it"
+    # The dashboard's Downtime repair form has findings of its own; the Evening panel none.
+    assert [v for v in violations(gm) if "evening" in v] == []
     on_phone = ada.context.new_page()
     on_phone.goto(f"{server.base}/play/{game_id}/report")
     expect(on_phone.locator("#battle-2 .report-chart").first).to_be_visible()
