@@ -21,7 +21,7 @@ from app.props import PropsBridge
 from app.service.commands import on_commit
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
-from app.web import api, display, gm, join, report, station, ws
+from app.web import api, display, evening, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, RateLimit, SocketLimit
 from app.web.live import Hub
@@ -135,7 +135,14 @@ def create_app(
     app.include_router(api.health)
     app.include_router(ws.router)
     # The browser screens, one router per audience (owned by the UI).
-    for router in (station.router, gm.router, display.router, join.router, report.router):
+    for router in (
+        station.router,
+        gm.router,
+        evening.router,
+        display.router,
+        join.router,
+        report.router,
+    ):
         app.include_router(router)
     return app
 

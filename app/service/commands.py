@@ -32,6 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from app.content import load_catalogue
 from app.db.models import CARDS, AppliedCommand, Game, stored_state
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
+from app.rules.core.commands import NextBattle
+from app.rules.core.evening import next_battle
 from app.rules.core.messages import message
 
 from . import notices
@@ -213,6 +215,26 @@ class LockedGame:
             if isinstance(error, ServiceError):
                 raise
             raise ServiceError.from_rules(error) from error
+        written = await self.write(state, events, command, actor, command_id, now)
+        if written is None:  # this sender used this id before: nothing was written
+            self.refused = True  # the engine changed `state` for nothing
+            earlier = await self._earlier(command_data, actor, sender, command_id)
+            if earlier is None:
+                raise RuntimeError(f"command id {command_id!r} neither written nor found")
+            return earlier
+        return written
+
+    async def write(
+        self,
+        state: State,
+        events: list[dict[str, Any]],
+        command: Any,
+        actor: Actor,
+        command_id: str,
+        now: float,
+    ) -> CommandResult | None:
+        """Store a command with the state and events it made (step 2): the next version, or None
+        when its sender had used the id (then nothing is written)."""
         version = self.version + 1
         deadline = deadline_columns(state, version, self.deadline)
         columns, _ = stored_state(state)
@@ -226,7 +248,7 @@ class LockedGame:
                 "deadline_kind": deadline[1],
                 "deadline_version": deadline[2],
                 "events": _json(events),
-                "sender": sender,
+                "sender": sender_of(actor),
                 "command_id": command_id,
                 # What replay_state needs to apply it again: its fields, who gave it, and when.
                 "result": _json(
@@ -240,12 +262,8 @@ class LockedGame:
                 "notice": notices.payload(self.game_id, version),
             },
         )
-        if written.first() is None:  # this sender used this id before: nothing was written
-            self.refused = True  # the engine changed `state` for nothing
-            earlier = await self._earlier(command_data, actor, sender, command_id)
-            if earlier is None:
-                raise RuntimeError(f"command id {command_id!r} neither written nor found")
-            return earlier
+        if written.first() is None:
+            return None
         self.version, self.state, self.deadline = version, state, deadline
         return CommandResult(version, events, state)
 
@@ -368,7 +386,11 @@ async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str
     )
     for entry in stored:
         command = parse_command(entry["command"], Actor(**entry["actor"]), entry["now"])
-        state, _ = apply(state, command)
+        if isinstance(command, NextBattle):  # E-EVENING-1: the service builds it, so here too
+            scenario = catalogue.scenarios[command.scenario]
+            state, _ = next_battle(state, scenario, catalogue)
+        else:
+            state, _ = apply(state, command)
         state = canonical(state)
     return state
 

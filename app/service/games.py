@@ -17,6 +17,7 @@ from app.content import load_catalogue
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
+from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
 from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
@@ -51,12 +52,7 @@ async def create_game(
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
     kept in `games.seed`, which leaves the server only in a GM's export."""
     catalogue = load_catalogue()
-    scenario = catalogue.scenarios.get(scenario_id)
-    if scenario is None:
-        raise ServiceError(
-            "NO_SUCH_SCENARIO",
-            message("no_such_scenario", scenario=scenario_id, known=sorted(catalogue.scenarios)),
-        )
+    scenario = scenario_in(catalogue, scenario_id)
     if seed is not None and not 0 <= seed < 2**63:
         raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
@@ -93,6 +89,17 @@ async def create_game(
             if "join_code" not in str(error.orig):
                 raise
     raise ServiceError("NO_JOIN_CODE", message("no_free_join_code"), 503)
+
+
+def scenario_in(catalogue: Catalogue, scenario_id: str) -> Scenario:
+    """A scenario by its id, or a refusal naming the ones there are."""
+    scenario = catalogue.scenarios.get(scenario_id)
+    if scenario is None:
+        raise ServiceError(
+            "NO_SUCH_SCENARIO",
+            message("no_such_scenario", scenario=scenario_id, known=sorted(catalogue.scenarios)),
+        )
+    return scenario
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:

@@ -519,22 +519,22 @@ async def realign(game: LockedGame) -> bool:
             select(Seat).where(Seat.game_id == game.game_id, Seat.revoked_at.is_(None))
         )
     ).all()
-    moving: list[tuple[Seat, str]] = []
+    moving: list[tuple[Seat, str, str]] = []
     for row in rows:
         found = seat_station(state, str(row.id))
         if found is None:
             row.revoked_at = datetime.now(UTC)
         elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
-            moving.append((row, found[1]["id"]))
+            moving.append((row, found[0]["id"], found[1]["id"]))
     ended = [row for row in rows if row.revoked_at is not None]
     if not moving and not ended:
         return False
     # Two steps, so that rows trading stations never both claim one (a unique index).
-    for row, _ in moving:
+    for row, _, _ in moving:
         row.station = f"~{row.id}"
     await session.flush()
-    for row, station in moving:
-        row.station = station
+    for row, ship, station in moving:  # a new battle (E-EVENING-1) moves crews between ships
+        row.ship, row.station = ship, station
     await session.flush()
     await _tell_seats_ended(session, game.game_id)
     return True

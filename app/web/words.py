@@ -206,6 +206,9 @@ SENTENCES: dict[str, Sentence] = {
     "crew_carried_off": N_("{crew} was carried off {station} of {ship}."),
     "crew_seated": N_("{crew} took {station} of {ship}."),
     "crew_unseated": N_("{crew} left {station} of {ship}."),
+    # --- One table for the evening (E-EVENING-1) ---
+    "battle_started": N_("The table moves on to the next battle: {scenario}."),
+    "crew_stood_down": N_("{crew} has no station in this battle: their seat is freed."),
     # --- The GM ---
     "modifier_for_turn": N_("GM: {value:+d} to {ship}'s {applies} ({reason}), for the turn."),
     "modifier_for_combat": N_("GM: {value:+d} to {ship}'s {applies} ({reason}), for the combat."),
@@ -416,6 +419,10 @@ SENTENCES: dict[str, Sentence] = {
     "no_cards_needed": N_("{action} costs no cards; play none."),
     "no_cards_to_discard": N_("Choose at least one card to discard."),
     "no_combat_to_end": N_("There is no combat to end."),
+    "battle_needs_downtime": N_("End the combat first: the table moves on only in Downtime."),
+    "battle_needs_server": N_(
+        "The next battle ({scenario}) is started from the GM's Evening panel, not as a command."
+    ),
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),
     "no_medic": N_("Name the medic who rolls, or give the Effect yourself."),

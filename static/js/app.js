@@ -287,6 +287,8 @@
   function showDiscards(before, after) {
     var box = document.querySelector("[data-discards]");
     if (!box || !before || !after) return;
+    // Turn 0 is a new battle's Downtime (E-EVENING-1): the old ship's hand went with the ship.
+    if (after.epoch.indexOf("0-") === 0) return;
     // Cards gone without being played were lost to damage (the engine drops the lowest first).
     var lost = Object.keys(before.cards).filter(function (id) { return !(id in after.cards) && !before.cards[id].sent; });
     if (!lost.length) return;

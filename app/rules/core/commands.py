@@ -374,6 +374,14 @@ class ArmCue(Command):
     cue: str
 
 
+@dataclass(frozen=True)
+class NextBattle(Command):
+    """E-EVENING-1: the same table moves on to a scenario's opening. The service reads the
+    scenario and builds the battle (core/evening.py); `apply` alone cannot, so it refuses it."""
+
+    scenario: str
+
+
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
@@ -419,6 +427,7 @@ COMMANDS: dict[str, type[Command]] = {
         FireCue,
         SkipCue,
         ArmCue,
+        NextBattle,
     )
 }
 

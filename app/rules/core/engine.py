@@ -10,7 +10,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
-from . import combat, gm, timing
+from . import combat, evening, gm, timing
 from . import commands as c
 from .cards import draw_for_turn
 from .context import Context
@@ -235,4 +235,5 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
     c.SetDisplayLanguage: gm.set_display_language,
+    c.NextBattle: evening.needs_scenario,
 }

@@ -41,7 +41,14 @@ ANY_PHASE = frozenset(
 PHASES: dict[str, dict[str, object]] = {
     "downtime": {
         "allows": frozenset(
-            {"StartTurn", "StartNextCombat", "DowntimeRepair", "SetModule", "ChangePosition"}
+            {
+                "StartTurn",
+                "StartNextCombat",
+                "DowntimeRepair",
+                "SetModule",
+                "ChangePosition",
+                "NextBattle",
+            }
         ),
         "next": "orders",
     },

@@ -1,0 +1,59 @@
+"""One table for the evening (E-EVENING-1): the GM moves a game on to the next battle."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from sqlalchemy import text
+
+from app.content import load_catalogue
+from app.db.models import stored_state
+from app.rules import Actor, RulesError
+from app.rules.core.commands import NextBattle
+from app.rules.core.evening import next_battle
+
+from .commands import SessionFactory, canonical, check_command_id, encode, game_key, locked
+from .errors import ServiceError
+from .games import scenario_in
+from .seats import realign, seats_ended
+
+# Commands never change the card catalogue, so their write leaves the column alone; a new battle
+# brings its own ships' cards.
+_CARDS = text("UPDATE games SET cards = CAST(:cards AS json) WHERE id = :id")
+
+
+async def move_table_on(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    scenario_id: str,
+    command_id: str,
+    now: float | None = None,
+) -> int:
+    """The game (its row, join code, seats and projector) moves on to the opening of
+    `scenario_id`, its crew carried over, in one unit of work; the seat rows follow their crews,
+    and a seat left without a station ends. Returns the game's version afterwards. A retry with
+    the same command id finds it done and changes nothing.
+
+    The row keeps the scenario it began with: replay_state starts there and meets each stored
+    NextBattle in turn."""
+    check_command_id(command_id)
+    catalogue = load_catalogue()
+    scenario = scenario_in(catalogue, scenario_id)
+    now = time.time() if now is None else now
+    key = game_key(game_id)
+    async with locked(session_factory, key) as game:
+        command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
+        try:
+            state, events = next_battle(game.state, scenario, catalogue)
+        except RulesError as error:
+            raise ServiceError.from_rules(error) from error
+        state = canonical(state)
+        written = await game.write(state, events, command, Actor.gm(), command_id, now)
+        if written is not None:
+            _, cards = stored_state(state)
+            await game.db.execute(_CARDS, {"id": key, "cards": encode(cards).decode()})
+        moved = written is not None and await realign(game)
+    if moved:
+        seats_ended(key)
+    return game.version

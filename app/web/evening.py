@@ -1,0 +1,59 @@
+"""The GM's Evening panel (E-EVENING-1): move the same table on to the next battle. Phones and the
+projector need nothing: they are on the same game, so its next version reaches them by socket."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.content import load_catalogue
+from app.deps import GameId, SessionFactoryDep
+from app.service import ServiceError, load_state
+from app.service.evening import move_table_on
+
+from .gm import GmOnly
+from .render import render_template
+from .screen import CsrfChecked, toast
+
+router = APIRouter(tags=["gm"])
+
+
+async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLResponse:
+    _, state = await load_state(session_factory, game_id)
+    scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    html = render_template(
+        "_gm_evening.html",
+        scenarios=scenarios,
+        current=state["scenario"],
+        phase=state["phase"],
+        command_id=secrets.token_hex(12),
+    )
+    return HTMLResponse(html)
+
+
+@router.get("/gm/{game_id}/evening", response_class=HTMLResponse)
+async def evening_panel(
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly
+) -> Response:
+    return await _panel(session_factory, game_id)
+
+
+@router.post("/gm/{game_id}/evening/next", response_class=HTMLResponse)
+async def next_battle(
+    request: Request,
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmOnly,
+    csrf: CsrfChecked,
+    scenario: Annotated[str, Form()],
+    command_id: Annotated[str, Form()],
+) -> Response:
+    """The table moves on to `scenario`; the GM's other panels come by the socket."""
+    try:
+        await move_table_on(session_factory, game_id, scenario, f"gm:{command_id}")
+    except ServiceError as error:
+        return toast(error)
+    return await _panel(session_factory, game_id)

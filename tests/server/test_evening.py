@@ -1,0 +1,115 @@
+"""E-EVENING-1 on the server: the GM moves the same game (row, join code, seats) on to the next
+battle in one unit of work; the seat rows follow their crews, tokens keep working, and a replay
+of the stored commands gives the same state."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models import Seat
+from app.rules import Actor
+from app.service import (
+    ServiceError,
+    canonical,
+    create_game,
+    create_seat,
+    game_info,
+    load_state,
+    replay_state,
+    run_command,
+)
+from app.service.evening import move_table_on
+from app.service.seats import seat_by_token
+
+Sessions = async_sessionmaker[AsyncSession]
+GM = Actor.gm()
+
+
+async def gm(sessions: Sessions, game_id: uuid.UUID, **command: object) -> None:
+    await run_command(sessions, game_id, dict(command), GM, command_id=uuid.uuid4().hex)
+
+
+async def live_rows(sessions: Sessions, game_id: uuid.UUID) -> dict[str, tuple[str, str]]:
+    async with sessions() as session:
+        found = await session.scalars(
+            select(Seat).where(Seat.game_id == game_id, Seat.revoked_at.is_(None))
+        )
+        return {str(s.id): (s.ship, s.station) for s in found}
+
+
+async def test_e_evening_1_the_table_moves_on_with_its_code_seats_and_tokens(
+    session_factory: Sessions,
+) -> None:
+    game_id, code, _ = await create_game(session_factory, "skirmish", seed=5)
+    ada, ada_token = await create_seat(
+        session_factory, game_id, "kestrel", "weapons", "Ada", "amara-lind"
+    )
+    bo, _ = await create_seat(session_factory, game_id, "kestrel", "pilot", "Bo")
+    await gm(session_factory, game_id, type="StartTurn", seconds=0)
+    await gm(session_factory, game_id, type="EndCombat")
+
+    version = await move_table_on(session_factory, game_id, "torpedo-run", "gm:next-1")
+
+    info = await game_info(session_factory, game_id)
+    assert (info.join_code, info.version) == (code, version)
+    _, state = await load_state(session_factory, game_id)
+    assert state["scenario"]["id"] == "torpedo-run"
+    assert await live_rows(session_factory, game_id) == {
+        str(ada): ("harrier", "weapons"),
+        str(bo): ("harrier", "pilot"),
+    }
+    seat = await seat_by_token(session_factory, game_id, ada_token)
+    assert seat is not None and (seat.ship, seat.station) == ("harrier", "weapons")
+    # Ada's phone gives orders aboard the new ship with the token it had.
+    await gm(session_factory, game_id, type="StartTurn", seconds=0)
+    await run_command(
+        session_factory,
+        game_id,
+        {"type": "PassOrder", "ship": "harrier", "station": "weapons"},
+        Actor.for_seat(str(ada)),
+        command_id="pass-1",
+    )
+    # A newcomer joins a station still free on the new ship.
+    await create_seat(session_factory, game_id, "harrier", "comms", "Cy")
+    # The row kept its first scenario, and replay meets the move among the stored commands.
+    assert info.scenario == "skirmish"
+    _, state = await load_state(session_factory, game_id)
+    assert canonical(await replay_state(session_factory, game_id)) == state
+
+
+async def test_e_evening_1_a_retry_changes_nothing_and_a_combat_must_end_first(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=5)
+    first = await move_table_on(session_factory, game_id, "convoy", "gm:a")
+    assert await move_table_on(session_factory, game_id, "convoy", "gm:a") == first
+    await gm(session_factory, game_id, type="StartTurn", seconds=0)
+    with pytest.raises(ServiceError) as caught:
+        await move_table_on(session_factory, game_id, "skirmish", "gm:b")
+    assert caught.value.code == "WRONG_PHASE"
+    with pytest.raises(ServiceError) as caught:
+        await move_table_on(session_factory, game_id, "no-such-battle", "gm:c")
+    assert caught.value.code == "NO_SUCH_SCENARIO"
+    _, state = await load_state(session_factory, game_id)
+    assert state["scenario"]["id"] == "convoy"
+
+
+async def test_e_evening_1_a_seat_with_no_station_left_ends(session_factory: Sessions) -> None:
+    game_id, _, _ = await create_game(session_factory, "convoy", seed=5)
+    kim, kim_token = await create_seat(session_factory, game_id, "resolute", "captain", "Kim")
+    crew = {
+        str((await create_seat(session_factory, game_id, "kestrel", station, station))[0]): (
+            "kestrel",
+            station,
+        )
+        for station in ("weapons", "engineering", "pilot", "comms")
+    }
+    await move_table_on(session_factory, game_id, "skirmish", "gm:next")
+    # Skirmish has one frigate: its four stations keep their crews, and Kim has none left.
+    assert await live_rows(session_factory, game_id) == crew
+    assert await seat_by_token(session_factory, game_id, kim_token) is None
+    assert str(kim) not in crew
