@@ -22,6 +22,8 @@ LINE_HEIGHT = 1.2  # a name's box, top of ascenders to bottom of descenders, per
 MARKER = 0.42  # a lone ship's marker reaches this far from its square's centre
 # Where ships sharing a square sit, from its centre, by how many share it (four at most; a fifth
 # and more sit on the centre, which the rules allow but no scenario does).
+TORPEDO = 0.42  # a torpedo's badge reaches this far from its centre (templates/_weapons.html)
+TORPEDO_STEP = 0.9  # and each torpedo's sits this far left of the one before
 SHORT_NAME = 14  # characters a map shows of a ship's name (a GM may type 60), the "…" included
 SPLITS: dict[int, list[tuple[float, float]]] = {
     1: [(0.0, 0.0)],
@@ -68,7 +70,7 @@ def map_marks(view: View, label_size: float) -> list[View]:
                 "scale": scale,
             }
             markers.append((cx - reach, cy - reach, cx + reach, cy + reach))
-    placed: list[Box] = list(markers)
+    placed: list[Box] = list(markers) + _torpedo_badges(view)
     for mark in marks:
         width = len(mark["label"]) * CHAR_WIDTH * label_size
         height = LINE_HEIGHT * label_size
@@ -83,6 +85,16 @@ def map_marks(view: View, label_size: float) -> list[View]:
         mark["leader"] = not near
         mark["ty"] = box[1] if box[1] > mark["cy"] else box[3]
     return marks
+
+
+def _torpedo_badges(view: View) -> list[Box]:
+    torpedoes = (view.get("weapons") or {}).get("torpedoes") or []
+    boxes = []
+    for index, torpedo in enumerate(torpedoes):
+        x = torpedo["x"] + 0.5 - 0.9 - index * TORPEDO_STEP
+        y = torpedo["y"] + 0.5 - 0.6
+        boxes.append((x - TORPEDO, y - TORPEDO, x + TORPEDO, y + TORPEDO))
+    return boxes
 
 
 def _free_spot(mark: View, width: float, height: float, taken: list[Box], bounds: Box) -> Box:
