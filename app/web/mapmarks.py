@@ -4,7 +4,9 @@ ships on the same or neighbouring squares never hide one another.
 Ships sharing a square shrink and split it; then each name takes the first free spot near its
 marker (above for the players, below for the others, then further out, then beside), with a thin
 line back to the marker when it had to move away. Names are measured by an estimate of the width
-of bold sans-serif text, on the generous side, since the browser alone knows the true width.
+of bold sans-serif text, on the generous side, since the browser alone knows the true width. A
+long name is shortened (short_name) so that eight of them still fit; the map's <title> and the
+screens' lists have it whole.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ LINE_HEIGHT = 1.2  # a name's box, top of ascenders to bottom of descenders, per
 MARKER = 0.42  # a lone ship's marker reaches this far from its square's centre
 # Where ships sharing a square sit, from its centre, by how many share it (four at most; a fifth
 # and more sit on the centre, which the rules allow but no scenario does).
+TORPEDO = 0.42  # a torpedo's badge reaches this far from its centre (templates/_weapons.html)
+TORPEDO_STEP = 0.9  # and each torpedo's sits this far left of the one before
+SHORT_NAME = 14  # characters a map shows of a ship's name (a GM may type 60), the "…" included
 SPLITS: dict[int, list[tuple[float, float]]] = {
     1: [(0.0, 0.0)],
     2: [(-0.25, 0.0), (0.25, 0.0)],
@@ -28,9 +33,20 @@ SPLITS: dict[int, list[tuple[float, float]]] = {
 }
 
 
+def short_name(name: str, limit: int = SHORT_NAME) -> str:
+    """`name` in at most `limit` characters: whole words where it can, then "…"."""
+    if len(name) <= limit:
+        return name
+    cut = name[: limit - 1]
+    if name[limit - 1] != " " and " " in cut.strip():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
+
+
 def map_marks(view: View, label_size: float) -> list[View]:
-    """One entry per ship: marker centre (cx, cy) and scale; name centre (lx, ly) and whether a
-    leader line joins them. `label_size` is the names' font size in squares."""
+    """One entry per ship: marker centre (cx, cy) and scale; its name as drawn (label), the name's
+    centre (lx, ly) and whether a leader line joins them. `label_size` is the names' font size in
+    squares."""
     game_map = view["game"]["map"]
     bounds = (-0.6, -0.6, game_map["width"] + 0.6, game_map["height"] + 0.6)
     ships = view["ships"]
@@ -46,11 +62,17 @@ def map_marks(view: View, label_size: float) -> list[View]:
             ship = ships[index]
             cx, cy = ship["x"] + 0.5 + dx, ship["y"] + 0.5 + dy
             reach = MARKER * scale
-            marks[index] = {"ship": ship, "cx": cx, "cy": cy, "scale": scale}
+            marks[index] = {
+                "ship": ship,
+                "label": short_name(ship["name"]),
+                "cx": cx,
+                "cy": cy,
+                "scale": scale,
+            }
             markers.append((cx - reach, cy - reach, cx + reach, cy + reach))
-    placed: list[Box] = list(markers)
+    placed: list[Box] = list(markers) + _torpedo_badges(view)
     for mark in marks:
-        width = len(mark["ship"]["name"]) * CHAR_WIDTH * label_size
+        width = len(mark["label"]) * CHAR_WIDTH * label_size
         height = LINE_HEIGHT * label_size
         box = _free_spot(mark, width, height, placed, bounds)
         placed.append(box)
@@ -65,17 +87,31 @@ def map_marks(view: View, label_size: float) -> list[View]:
     return marks
 
 
+def _torpedo_badges(view: View) -> list[Box]:
+    torpedoes = (view.get("weapons") or {}).get("torpedoes") or []
+    boxes = []
+    for index, torpedo in enumerate(torpedoes):
+        x = torpedo["x"] + 0.5 - 0.9 - index * TORPEDO_STEP
+        y = torpedo["y"] + 0.5 - 0.6
+        boxes.append((x - TORPEDO, y - TORPEDO, x + TORPEDO, y + TORPEDO))
+    return boxes
+
+
 def _free_spot(mark: View, width: float, height: float, taken: list[Box], bounds: Box) -> Box:
     cx, cy = mark["cx"], mark["cy"]
     reach = MARKER * mark["scale"] + 0.04
     first = -1 if mark["ship"]["side"] == "players" else 1
+    beside = reach + width / 2 + 0.04
     spots: list[tuple[float, float]] = []
     for step in range(8):
         away = reach + height / 2 + step * height
         spots += [(cx, cy + first * away), (cx, cy - first * away)]
-        if step == 0:
-            beside = reach + width / 2 + 0.04
-            spots += [(cx + beside, cy), (cx - beside, cy)]
+        # Then beside the marker, level with it and a line further each time.
+        level = step * height
+        spots += [(cx + beside, cy + level), (cx - beside, cy + level)]
+        if step:
+            spots += [(cx + beside, cy - level), (cx - beside, cy - level)]
+    boxes = []
     for x, y in spots:
         box = (x - width / 2, y - height / 2, x + width / 2, y + height / 2)
         # Inside the map, slid sideways from an edge rather than given up.
@@ -85,8 +121,16 @@ def _free_spot(mark: View, width: float, height: float, taken: list[Box], bounds
             continue
         if not any(_overlap(box, other) for other in taken):
             return box
-    y = cy + first * (reach + height / 2)
-    return (cx - width / 2, y - height / 2, cx + width / 2, y + height / 2)
+        boxes.append(box)
+    if not boxes:
+        y = cy + first * (reach + height / 2)
+        return (cx - width / 2, y - height / 2, cx + width / 2, y + height / 2)
+    # A map too crowded for every name: the spot that hides the least.
+    return min(boxes, key=lambda box: sum(_shared(box, other) for other in taken))
+
+
+def _shared(a: Box, b: Box) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _overlap(a: Box, b: Box) -> bool:

@@ -31,7 +31,7 @@ from app.i18n_content import content
 from app.rules.content import MODULES
 from app.rules.core.messages import term
 from app.rules.core.phases import ACTIONS
-from app.web.mapmarks import map_marks
+from app.web.mapmarks import map_marks, short_name
 from app.web.words import label_filter, say, say_filter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -349,6 +349,7 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         # The engine's messages (app/web/words.py), in the render's `translations`.
         say=say_filter,
         label=label_filter,
+        short_name=short_name,
     )
     env.globals.update(
         status_words=STATUS_WORDS,

@@ -1,6 +1,7 @@
 """The projector read from five metres (issue 22): measured, not eyeballed. The smallest status
 text, text cut off or pushed off screen, ship markers and names that hide each other on the map,
-and the RED ALERT badge over anything else, with two ships and eight, at 1920x1080 and 1280x720."""
+and the RED ALERT badge over anything else, with two ships and eight, at 1920x1080 and 1280x720;
+eight ships under 60-character names (issue 32), shortened with the full name at hand."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ TEXTS = """() => {
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
+    // A name cut short with an ellipsis on purpose is not cut off: its full name is its title.
+    const ellipsis = getComputedStyle(el).textOverflow === 'ellipsis';
     let clipped = r.left < -1 || r.top < -1 || r.right > innerWidth + 1
       || r.bottom > innerHeight + 1;
     for (let up = el; up && !clipped; up = up.parentElement) {
@@ -43,7 +46,8 @@ TEXTS = """() => {
     }
     out.push({text: node.textContent.trim().slice(0, 40),
               size: parseFloat(getComputedStyle(el).fontSize),
-              box: [r.left, r.top, r.right, r.bottom], clipped,
+              box: [r.left, r.top, r.right, r.bottom], clipped, ellipsis,
+              title: el.closest('[title]')?.title || '',
               where: el.closest('section, header, div[id]')?.id || ''});
   }
   return out;
@@ -52,18 +56,40 @@ TEXTS = """() => {
 # Each ship on the map: the box of its marker and of its name, as drawn.
 MAP_BOXES = """() => Array.from(document.querySelectorAll('#map .ship-mark')).flatMap(g => {
   const name = g.querySelector('.ship-label').textContent;
-  return [['marker ' + name, g.querySelector('.ship-shape').getBoundingClientRect()],
-          ['name ' + name, g.querySelector('.ship-label').getBoundingClientRect()]];
-}).map(([what, r]) => ({what, box: [r.left, r.top, r.right, r.bottom]}))"""
+  const full = g.querySelector('title')?.textContent || name;
+  return [['marker ' + name, full, g.querySelector('.ship-shape').getBoundingClientRect()],
+          ['name ' + name, full, g.querySelector('.ship-label').getBoundingClientRect()]];
+}).map(([what, full, r]) => ({what, full, box: [r.left, r.top, r.right, r.bottom]}))"""
+
+# Every panel's box, and the window's.
+PANELS = """() => ({
+  window: [0, 0, innerWidth, innerHeight],
+  panels: Array.from(document.querySelectorAll(
+      'main.display section[id], #ship-status article.ship'))
+    .filter(el => el.checkVisibility())
+    .map(el => { const r = el.getBoundingClientRect();
+                 return {id: el.id, box: [r.left, r.top, r.right, r.bottom]}; })
+})"""
 
 
 def overlaps(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
 
 
-def new_game(server: Server, browser: Any, scenario: str) -> tuple[Page, str]:
+def inside(box: list[float], frame: list[float]) -> bool:
+    return (
+        box[0] >= frame[0] - 1
+        and box[1] >= frame[1] - 1
+        and box[2] <= frame[2] + 1
+        and box[3] <= frame[3] + 1
+    )
+
+
+def new_game(
+    server: Server, browser: Any, scenario: str, seed: int | None = None
+) -> tuple[Page, str]:
     gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    create_game(gm, server.base, scenario)
+    create_game(gm, server.base, scenario, seed)
     return gm, gm.url.rsplit("/", 1)[1]
 
 
@@ -79,9 +105,26 @@ def check_legible(page: Page, width: int, ships: int) -> None:
     floor = FLOOR_AT_1920 * width / 1920
     small = [t for t in texts if t["size"] < floor - 0.01]
     assert not small, small
-    # The log and the reveal may drop their oldest lines; nothing else may be cut.
-    cut = [t for t in texts if t["clipped"] and t["where"] not in ("log", "reveal")]
+    # The log drops its oldest lines and the reveal shows a page at a time (tests/browser/
+    # test_reveal_pages.py); a name may end in an ellipsis if its title holds it whole; nothing
+    # else may be cut.
+    cut = [
+        t
+        for t in texts
+        if t["clipped"]
+        and t["where"] not in ("log", "reveal")
+        and not (t["ellipsis"] and t["title"].startswith(t["text"].rstrip("…")))
+    ]
     assert not cut, cut
+    # Every panel whole on screen, and every ship's panel inside the ships' column.
+    boxes: dict[str, Any] = page.evaluate(PANELS)
+    off = [p for p in boxes["panels"] if not inside(p["box"], boxes["window"])]
+    assert not off, off
+    column = next(p["box"] for p in boxes["panels"] if p["id"] == "ship-status")
+    loose = [
+        p for p in boxes["panels"] if p["id"].startswith("ship-") and not inside(p["box"], column)
+    ]
+    assert not loose, loose
     assert page.locator("#ship-status article.ship").count() == ships
     marks: list[dict[str, Any]] = page.evaluate(MAP_BOXES)
     assert len(marks) == 2 * ships
@@ -90,7 +133,7 @@ def check_legible(page: Page, width: int, ships: int) -> None:
             assert not overlaps(a["box"], b["box"]), (a, b)
     # The map's names are as legible as the rest.
     heights = [m["box"][3] - m["box"][1] for m in marks if m["what"].startswith("name ")]
-    assert min(heights) >= floor, heights
+    assert min(heights) >= floor - 0.01, heights
 
 
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
@@ -105,6 +148,35 @@ def test_eight_ships_stacked_on_the_same_and_adjacent_squares(
     expect(page.locator("#timer")).to_contain_text("Turn 1", timeout=WAIT)
     shot(page, f"projector-eight-ships-{width}")
     check_legible(page, width, 8)
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+def test_eight_ships_under_sixty_character_names(
+    server: Server, browser: Any, width: int, height: int
+) -> None:
+    gm, game_id = new_game(server, browser, "eight-long-names", seed=5)
+    page = projector(server, browser, game_id, width, height)
+    shot(page, f"projector-eight-long-names-lobby-{width}")
+    check_legible(page, width, 8)
+    # Shortened where they are shown (an ellipsis on the cards, a few words on the map), whole in
+    # the cards' titles and the map's.
+    titles = page.eval_on_selector_all(
+        "#ship-status article.ship h3", "els => els.map(e => e.closest('[title]')?.title)"
+    )
+    assert all(len(t) == 60 for t in titles), titles
+    marks: list[dict[str, Any]] = page.evaluate(MAP_BOXES)
+    assert {m["full"] for m in marks} == set(titles)
+    labels = [m["what"].removeprefix("name ") for m in marks if m["what"].startswith("name ")]
+    assert all(len(label) <= 14 for label in labels), labels
+    gm.click("#turn button:has-text('Start combat')")
+    # Orders: every NPC station is ready at once, and the projector lists them all.
+    expect(page.locator("#ready .d-ready-ship")).to_have_count(8, timeout=WAIT)
+    check_legible(page, width, 8)
+    shot(page, f"projector-eight-long-names-orders-{width}")
+    gm.locator("#turn button:has-text('Close orders')").first.click()
+    expect(page.locator("#reveal")).to_contain_text("Turn 1 revealed", timeout=WAIT)
+    check_legible(page, width, 8)
+    shot(page, f"projector-eight-long-names-{width}")
 
 
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])

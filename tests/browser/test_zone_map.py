@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pick_cards, send, shot, small_targets
+from tests.browser.screens import create_game, join, pick_cards, send, shot, small_targets
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -92,3 +92,63 @@ def test_g_zone_6_the_pilot_taps_a_zone_and_every_screen_shows_the_ship_there(
             contact = page.locator(".contact", has_text="Kestrel")
             expect(contact).to_contain_text("in Outer Rim · 1 zone", timeout=WAIT)
     shot(display, "projector-zone-map")
+
+
+# Every text on the zone maps of this page: what it says, its font size as drawn (the SVG's scale
+# applied) and its box. A text may hold tspans; it is one run.
+ZONE_TEXTS = """(selector) => Array.from(document.querySelectorAll(selector + ' svg.zone-map text'))
+  .filter(t => t.textContent.trim() && t.checkVisibility())
+  .map(t => {
+    const r = t.getBoundingClientRect();
+    const scale = t.getScreenCTM().a;
+    return {text: t.textContent.trim(), size: parseFloat(getComputedStyle(t).fontSize) * scale,
+            box: [r.left, r.top, r.right, r.bottom]};
+  })"""
+
+
+def zone_texts(page: Page, selector: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = page.evaluate(ZONE_TEXTS, selector)
+    assert found, "no zone map drawn"
+    return found
+
+
+def check_zone_map(page: Page, selector: str, floor: float) -> None:
+    """Every text at `floor` px or more, none over another, all on screen."""
+    texts = zone_texts(page, selector)
+    small = [t for t in texts if t["size"] < floor - 0.01]
+    assert not small, small
+    width, height = page.viewport_size["width"], page.viewport_size["height"]  # type: ignore[index]
+    off = [
+        t
+        for t in texts
+        if t["box"][0] < 0 or t["box"][1] < 0 or t["box"][2] > width or t["box"][3] > height
+    ]
+    assert not off, off
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            assert not (
+                a["box"][0] < b["box"][2] - 0.5
+                and b["box"][0] < a["box"][2] - 0.5
+                and a["box"][1] < b["box"][3] - 0.5
+                and b["box"][1] < a["box"][3] - 0.5
+            ), (a, b)
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+def test_the_zone_map_reads_from_across_the_room_and_on_the_gm_laptop(
+    server: Server, browser: Any, width: int, height: int
+) -> None:
+    gm = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    create_game(gm, server.base, "nebula-ambush", seed=7)
+    game_id = gm.url.rsplit("/", 1)[1]
+    display = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    display.goto(f"{server.base}/display/{game_id}")
+    expect(kestrel_zone(display)).to_have_attribute("data-zone", "jump-point", timeout=WAIT)
+    # 24 px on a 1920-wide projector; a 1280-wide one shows the same picture scaled down, as
+    # large on the same wall, so 16 px there.
+    shot(display, f"projector-zone-map-{width}")
+    check_zone_map(display, "#map", 24 * width / 1920)
+    # The GM reads the map from a laptop at arm's length.
+    gm.locator("#map").scroll_into_view_if_needed()
+    shot(gm, "gm-zone-map-1366")
+    check_zone_map(gm, "#map", 14)

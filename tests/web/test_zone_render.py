@@ -54,7 +54,8 @@ def test_g_zone_6_the_projector_and_the_gm_draw_every_zone_terrain_cover_and_shi
         assert ("cover +2" in group) is zone["cover"]  # in its title, for a hover
         short = {"open": "open", "difficult": "difficult", "hazardous": "⚠ hazard"}
         drawn_terrain = short[zone["terrain"]] + (f" +{zone['cost']}" if zone["cost"] else "")
-        assert f">{drawn_terrain}{' · cover' if zone['cover'] else ''}<" in group
+        assert f">{drawn_terrain}<" in group
+        assert ('class="zone-terrain">cover<' in group) is zone["cover"]  # a line of its own
         ships = [s for s in ambush["ships"].values() if s["zone"] == zone["id"]]
         drawn = re.findall(r'data-ship="([^"]+)"', group)
         assert sorted(drawn) == sorted(s["id"] for s in ships)
