@@ -491,8 +491,8 @@
   }
   // The watchdog. A connection lost without a close (a Wi-Fi hand-over, a router that forgot it)
   // leaves the socket open and silent: no close, no offline event, the old turn on screen for
-  // minutes. The server sends a heartbeat every data-heartbeat seconds (15 by default, see
-  // app/settings.py), so three heartbeats' worth of silence (45 s) means the socket is dead.
+  // minutes. The server sends a heartbeat every data-heartbeat seconds (5 by default, see
+  // app/settings.py), so three heartbeats' worth of silence (15 s) means the socket is dead.
   var heartbeat = Number(body.dataset.heartbeat) || 0;
   if (heartbeat > 0) {
     setInterval(function () {
