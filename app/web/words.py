@@ -222,6 +222,7 @@ SENTENCES: dict[str, Sentence] = {
     "ship_placed": N_("GM placed {ship} at ({x}, {y})."),
     "ship_placed_in_zone": N_("GM placed {ship} in {zone}."),
     "ship_value_set": N_("GM set {ship}'s {field} to {value}."),
+    "ship_renamed": N_("GM renamed {old} to {ship}."),
     "characteristic_set": N_("GM set {character}'s {field} to {value}."),
     "downtime_repaired": N_("Downtime: {ship}'s {track} repaired by {points} ({left}/{boxes})."),
     "ship_restored": N_("GM brought {ship} back into the fight."),
@@ -393,6 +394,9 @@ SENTENCES: dict[str, Sentence] = {
     "no_cards_needed": N_("{action} costs no cards; play none."),
     "no_cards_to_discard": N_("Choose at least one card to discard."),
     "no_combat_to_end": N_("There is no combat to end."),
+    "nothing_to_fight": N_(
+        "{side} has no ship left that can fight: restore or add one before the next combat."
+    ),
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),
     "no_medic": N_("Name the medic who rolls, or give the Effect yourself."),

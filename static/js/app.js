@@ -47,6 +47,16 @@
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest("#toast")) e.target.closest("#toast").hidden = true;
   });
+  // The GM's section links: scroll here, as the page's <base href> would send "#seats" elsewhere.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest("a[data-jump]");
+    var section = link && document.getElementById(link.dataset.jump);
+    if (!section) return;
+    e.preventDefault();
+    section.scrollIntoView({ block: "start" });
+    if (section.tabIndex < 0) section.setAttribute("tabindex", "-1");
+    section.focus({ preventScroll: true });
+  });
   // What cannot be undone asks first, in two clicks: the first arms the button (it turns red and
   // asks again), a second within 5 s acts. Not window.confirm: kiosk browsers block dialogs,
   // and a blocked confirm answers "no" without a word.
