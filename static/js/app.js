@@ -118,6 +118,19 @@
     var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
     if (form && e.detail.xhr.status < 400) form.reset();
   });
+  body.addEventListener("htmx:beforeRequest", function (e) {
+    var config = e.detail.requestConfig;
+    if (!config || config.verb === "get") return;
+    // A new try makes the last refusal stale: it must not stand beside the order that goes through.
+    var old = document.getElementById("toast");
+    if (old && old.classList.contains("error")) old.hidden = true;
+    // An order taken is the server's: its draft goes. Watched on the request itself, because the
+    // push often replaces the form before the answer comes, and htmx's later events fire on it.
+    var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
+    if (form && form.id === "order-form") {
+      e.detail.xhr.addEventListener("load", function () { if (this.status < 400) forgetDraft(); });
+    }
+  });
 
   /* --- Pushed panels: skip unchanged ones, keep choices in changed ones -------------------------- */
   var lastHtml = {};
@@ -224,6 +237,8 @@
     delete pending[el.id];
     if (el.id === "toast") { showToast(el); return; }
     if (before) restoreState(el, before.state);
+    // The tab names the station: after a change of position, the new one.
+    if (el.id === "status" && el.dataset.title) document.title = el.dataset.title;
     if (el.id === "me" && before && before.health !== "" && el.dataset.health !== "" &&
         Number(el.dataset.health) < Number(before.health)) {
       hit();
@@ -426,6 +441,55 @@
   });
 
   document.addEventListener("change", refresh);
+
+  /* --- An order chosen but not sent survives a reload (this tab only) --------------------------- */
+  // Kept per page and per #order epoch (turn, phase, order sent), so a draft never outlives the
+  // phase it was made in; the server's sent order wins over any draft.
+  var DRAFT = "bc-order-draft:" + location.pathname;
+  function orderEpoch() {
+    var order = document.getElementById("order");
+    return order ? order.dataset.epoch : null;
+  }
+  function saveDraft() {
+    var form = document.getElementById("order-form");
+    if (!form || form.querySelector("fieldset").disabled) return;
+    var fields = [];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.type === "hidden" || el.type === "submit" || el.tagName === "BUTTON") return;
+      var multi = el.type === "checkbox" || el.type === "radio";
+      fields.push({ name: el.name, value: el.value, checked: multi ? el.checked : null });
+    });
+    try { sessionStorage.setItem(DRAFT, JSON.stringify({ epoch: orderEpoch(), fields: fields })); } catch (err) { /* private mode */ }
+  }
+  function forgetDraft() {
+    try { sessionStorage.removeItem(DRAFT); } catch (err) { /* private mode */ }
+  }
+  function restoreDraft() {
+    var form = document.getElementById("order-form");
+    var draft = null;
+    try { draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null"); } catch (err) { /* none */ }
+    if (!form || !draft) return;
+    if (draft.epoch !== orderEpoch() || form.querySelector("fieldset").disabled) { forgetDraft(); return; }
+    // Radios first: the action decides which cards and targets can be chosen (refresh()).
+    var ordered = draft.fields.filter(function (f) { return f.checked !== null && f.name === "action"; })
+      .concat(draft.fields.filter(function (f) { return !(f.checked !== null && f.name === "action"); }));
+    ordered.forEach(function (f) {
+      Array.prototype.forEach.call(form.elements, function (el) {
+        if (el.name !== f.name) return;
+        if (f.checked === null) el.value = f.value;
+        else if (el.value === f.value) el.checked = f.checked;
+      });
+      if (f.name === "action") refresh();
+    });
+  }
+  document.addEventListener("change", function (e) {
+    var el = e.target;
+    if (el && el.form && el.form.id === "order-form") saveDraft();
+  });
+  document.addEventListener("input", function (e) {
+    var el = e.target;
+    if (el && el.form && el.form.id === "order-form") saveDraft();
+  });
   document.addEventListener("input", function (e) { if (e.target.closest(".alloc-form")) allocationSums(); });
 
   /* --- Countdowns from the deadline epoch ------------------------------------------------------- */
@@ -521,8 +585,37 @@
   window.addEventListener("online", resync);
   window.addEventListener("pageshow", function (e) { if (e.persisted) resync(); });
 
+  /* --- The join page: seats freed or taken while it is open ------------------------------------ */
+  // The page is a plain form (it works before any script); this only keeps its seats current.
+  function refreshSeats() {
+    if (document.hidden) return;
+    fetch(location.href, { credentials: "same-origin", redirect: "manual" }).then(function (answer) {
+      return answer.ok ? answer.text() : null;
+    }).then(function (html) {
+      if (!html) return;
+      var fresh = new DOMParser().parseFromString(html, "text/html");
+      var wasFull = !!document.querySelector(".join-full"), isFull = !!fresh.querySelector(".join-full");
+      if (wasFull !== isFull) { location.reload(); return; }
+      fresh.querySelectorAll(".join-ship .choice").forEach(function (label) {
+        var input = label.querySelector("input[name=seat]");
+        var mine = input && document.querySelector(".join-ship input[name=seat][value='" + CSS.escape(input.value) + "']");
+        if (!mine) return;
+        var here = mine.closest(".choice");
+        here.classList.toggle("taken", label.classList.contains("taken"));
+        mine.disabled = input.disabled;
+        if (mine.disabled) mine.checked = false;
+        here.querySelector("small").textContent = label.querySelector("small").textContent;
+      });
+      marks();
+    }).catch(function () { /* offline for now: the next round tries again */ });
+  }
+  if (body.classList.contains("screen-join") && document.querySelector(".join-ship, .join-full")) {
+    setInterval(refreshSeats, 4000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     recordPanels();
+    restoreDraft();
     refresh();
     centreMap();
     tick();
