@@ -110,7 +110,7 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "modifiers": ("modifiers", NAMES, "ships.*.stations.*.{id,label}"),
         "crew": ("characters",),
         "messages": ("messages", NAMES, "ships.*.stations.*.{id,label,crew}"),
-        "map": MAP,
+        "map": (*MAP, "settings.{zone_move_one,zone_move_two,cover_bonus}"),  # _gm_zone_rules
         "reveal": ("revealed",),
         "log": ("log",),
     },

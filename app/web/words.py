@@ -225,6 +225,7 @@ SENTENCES: dict[str, Sentence] = {
     "ship_placed": N_("GM placed {ship} at ({x}, {y})."),
     "ship_placed_in_zone": N_("GM placed {ship} in {zone}."),
     "ship_value_set": N_("GM set {ship}'s {field} to {value}."),
+    "ship_renamed": N_("GM renamed {old} to {ship}."),
     "characteristic_set": N_("GM set {character}'s {field} to {value}."),
     "downtime_repaired": N_("Downtime: {ship}'s {track} repaired by {points} ({left}/{boxes})."),
     "ship_restored": N_("GM brought {ship} back into the fight."),
@@ -422,6 +423,9 @@ SENTENCES: dict[str, Sentence] = {
     "battle_needs_downtime": N_("End the combat first: the table moves on only in Downtime."),
     "battle_needs_server": N_(
         "The next battle ({scenario}) is started from the GM's Evening panel, not as a command."
+    ),
+    "nothing_to_fight": N_(
+        "{side} has no ship left that can fight: restore or add one before the next combat."
     ),
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),

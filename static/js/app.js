@@ -47,6 +47,16 @@
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest("#toast")) e.target.closest("#toast").hidden = true;
   });
+  // The GM's section links: scroll here, as the page's <base href> would send "#seats" elsewhere.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest("a[data-jump]");
+    var section = link && document.getElementById(link.dataset.jump);
+    if (!section) return;
+    e.preventDefault();
+    section.scrollIntoView({ block: "start" });
+    if (section.tabIndex < 0) section.setAttribute("tabindex", "-1");
+    section.focus({ preventScroll: true });
+  });
   // What cannot be undone asks first, in two clicks: the first arms the button (it turns red and
   // asks again), a second within 5 s acts. Not window.confirm: kiosk browsers block dialogs,
   // and a blocked confirm answers "no" without a word.
@@ -107,6 +117,19 @@
     // A successful form: the server's re-render is the truth now, so drop the typed-in values.
     var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
     if (form && e.detail.xhr.status < 400) form.reset();
+  });
+  body.addEventListener("htmx:beforeRequest", function (e) {
+    var config = e.detail.requestConfig;
+    if (!config || config.verb === "get") return;
+    // A new try makes the last refusal stale: it must not stand beside the order that goes through.
+    var old = document.getElementById("toast");
+    if (old && old.classList.contains("error")) old.hidden = true;
+    // An order taken is the server's: its draft goes. Watched on the request itself, because the
+    // push often replaces the form before the answer comes, and htmx's later events fire on it.
+    var form = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("form");
+    if (form && form.id === "order-form") {
+      e.detail.xhr.addEventListener("load", function () { if (this.status < 400) forgetDraft(); });
+    }
   });
 
   /* --- Pushed panels: skip unchanged ones, keep choices in changed ones -------------------------- */
@@ -214,6 +237,8 @@
     delete pending[el.id];
     if (el.id === "toast") { showToast(el); return; }
     if (before) restoreState(el, before.state);
+    // The tab names the station: after a change of position, the new one.
+    if (el.id === "status" && el.dataset.title) document.title = el.dataset.title;
     if (el.id === "me" && before && before.health !== "" && el.dataset.health !== "" &&
         Number(el.dataset.health) < Number(before.health)) {
       hit();
@@ -418,6 +443,55 @@
   });
 
   document.addEventListener("change", refresh);
+
+  /* --- An order chosen but not sent survives a reload (this tab only) --------------------------- */
+  // Kept per page and per #order epoch (turn, phase, order sent), so a draft never outlives the
+  // phase it was made in; the server's sent order wins over any draft.
+  var DRAFT = "bc-order-draft:" + location.pathname;
+  function orderEpoch() {
+    var order = document.getElementById("order");
+    return order ? order.dataset.epoch : null;
+  }
+  function saveDraft() {
+    var form = document.getElementById("order-form");
+    if (!form || form.querySelector("fieldset").disabled) return;
+    var fields = [];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.type === "hidden" || el.type === "submit" || el.tagName === "BUTTON") return;
+      var multi = el.type === "checkbox" || el.type === "radio";
+      fields.push({ name: el.name, value: el.value, checked: multi ? el.checked : null });
+    });
+    try { sessionStorage.setItem(DRAFT, JSON.stringify({ epoch: orderEpoch(), fields: fields })); } catch (err) { /* private mode */ }
+  }
+  function forgetDraft() {
+    try { sessionStorage.removeItem(DRAFT); } catch (err) { /* private mode */ }
+  }
+  function restoreDraft() {
+    var form = document.getElementById("order-form");
+    var draft = null;
+    try { draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null"); } catch (err) { /* none */ }
+    if (!form || !draft) return;
+    if (draft.epoch !== orderEpoch() || form.querySelector("fieldset").disabled) { forgetDraft(); return; }
+    // Radios first: the action decides which cards and targets can be chosen (refresh()).
+    var ordered = draft.fields.filter(function (f) { return f.checked !== null && f.name === "action"; })
+      .concat(draft.fields.filter(function (f) { return !(f.checked !== null && f.name === "action"); }));
+    ordered.forEach(function (f) {
+      Array.prototype.forEach.call(form.elements, function (el) {
+        if (el.name !== f.name) return;
+        if (f.checked === null) el.value = f.value;
+        else if (el.value === f.value) el.checked = f.checked;
+      });
+      if (f.name === "action") refresh();
+    });
+  }
+  document.addEventListener("change", function (e) {
+    var el = e.target;
+    if (el && el.form && el.form.id === "order-form") saveDraft();
+  });
+  document.addEventListener("input", function (e) {
+    var el = e.target;
+    if (el && el.form && el.form.id === "order-form") saveDraft();
+  });
   document.addEventListener("input", function (e) { if (e.target.closest(".alloc-form")) allocationSums(); });
 
   /* --- Countdowns from the deadline epoch ------------------------------------------------------- */
@@ -493,8 +567,8 @@
   }
   // The watchdog. A connection lost without a close (a Wi-Fi hand-over, a router that forgot it)
   // leaves the socket open and silent: no close, no offline event, the old turn on screen for
-  // minutes. The server sends a heartbeat every data-heartbeat seconds (15 by default, see
-  // app/settings.py), so three heartbeats' worth of silence (45 s) means the socket is dead.
+  // minutes. The server sends a heartbeat every data-heartbeat seconds (5 by default, see
+  // app/settings.py), so three heartbeats' worth of silence (15 s) means the socket is dead.
   var heartbeat = Number(body.dataset.heartbeat) || 0;
   if (heartbeat > 0) {
     setInterval(function () {
@@ -513,8 +587,37 @@
   window.addEventListener("online", resync);
   window.addEventListener("pageshow", function (e) { if (e.persisted) resync(); });
 
+  /* --- The join page: seats freed or taken while it is open ------------------------------------ */
+  // The page is a plain form (it works before any script); this only keeps its seats current.
+  function refreshSeats() {
+    if (document.hidden) return;
+    fetch(location.href, { credentials: "same-origin", redirect: "manual" }).then(function (answer) {
+      return answer.ok ? answer.text() : null;
+    }).then(function (html) {
+      if (!html) return;
+      var fresh = new DOMParser().parseFromString(html, "text/html");
+      var wasFull = !!document.querySelector(".join-full"), isFull = !!fresh.querySelector(".join-full");
+      if (wasFull !== isFull) { location.reload(); return; }
+      fresh.querySelectorAll(".join-ship .choice").forEach(function (label) {
+        var input = label.querySelector("input[name=seat]");
+        var mine = input && document.querySelector(".join-ship input[name=seat][value='" + CSS.escape(input.value) + "']");
+        if (!mine) return;
+        var here = mine.closest(".choice");
+        here.classList.toggle("taken", label.classList.contains("taken"));
+        mine.disabled = input.disabled;
+        if (mine.disabled) mine.checked = false;
+        here.querySelector("small").textContent = label.querySelector("small").textContent;
+      });
+      marks();
+    }).catch(function () { /* offline for now: the next round tries again */ });
+  }
+  if (body.classList.contains("screen-join") && document.querySelector(".join-ship, .join-full")) {
+    setInterval(refreshSeats, 4000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     recordPanels();
+    restoreDraft();
     refresh();
     centreMap();
     tick();

@@ -92,6 +92,15 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
         expect(screen.locator("#combat-end")).to_contain_text("Combat 1 is over", timeout=WAIT)
     shot(display, "projector-combat-over")
     shot(phone, "phone-combat-over")
+    # Issue 32: on a phone the banner's report button sits beside or under its words, never on them.
+    words = phone.locator("#combat-end .combat-over b").bounding_box()
+    link = phone.locator("#combat-end .combat-over a.report-link").bounding_box()
+    assert words is not None and link is not None
+    apart = (
+        link["y"] >= words["y"] + words["height"] - 0.5
+        or link["x"] >= words["x"] + words["width"] - 0.5
+    )
+    assert apart, (words, link)
 
     # The report, opened from the link each screen shows.
     for screen in (display, phone):
@@ -107,9 +116,13 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
         shot(report, "report")
         report.close()
 
-    # G-END-3: the next combat, same ships, from the dashboard.
+    # G-END-3: the next combat, same ships, from the dashboard's one start button; refused, with
+    # why, while the raiders have nothing left to fight with.
+    expect(gm.locator("button:has-text('Start combat')")).to_have_count(0)
+    gm.click("#turn button:has-text('Start the next combat')")
+    expect(gm.locator("#toast")).to_contain_text("Raiders has no ship left that can fight")
     gm_api(server, gm, game_id, type="RestoreShip", ship="rustjaw")
-    gm.click("#combat-end button:has-text('Start the next combat')")
+    gm.click("#turn button:has-text('Start the next combat')")
     expect(phone.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     expect(gm.locator("#turn")).to_contain_text("combat 2")
     expect(display.locator("#combat-end")).not_to_contain_text("Combat 1 is over")

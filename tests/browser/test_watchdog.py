@@ -17,10 +17,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
 HEARTBEAT_S = 0.5  # the page's watchdog is three of these
 
-# Notes every moment the reconnecting banner is shown: it may be up for only an instant when the
-# fresh socket opens at once.
+# Notes every moment the reconnecting banner is shown (it may be up for only an instant when the
+# fresh socket opens at once), and every message the page heard.
 BANNER_SPY = """
 window.__banner = [];
+window.__heard = [];
+document.addEventListener("htmx:wsBeforeMessage", function () { window.__heard.push(Date.now()); });
 document.addEventListener("DOMContentLoaded", function () {
   var el = document.getElementById("offline");
   new MutationObserver(function () { if (!el.hidden) window.__banner.push(Date.now()); })
@@ -67,16 +69,22 @@ def quick_heartbeat(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRIDGECREW_HEARTBEAT_S", str(HEARTBEAT_S))
 
 
-@pytest.mark.usefixtures("quick_heartbeat")
-def test_a_phone_on_a_silently_dead_socket_shows_the_banner_and_catches_up(
-    server: Server, browser: Any, playwright: Any
-) -> None:
+def seated_phone(server: Server, browser: Any, playwright: Any) -> tuple[Page, Page, BlackHole]:
+    """The GM's page, and a phone at Weapons whose first socket can be made to stall."""
     gm = browser.new_context().new_page()
     code = create_game(gm, server.base)
     phone = spied_page(browser, **playwright.devices["Pixel 7"])
     hole = BlackHole(phone, "/ws/station/")
     join(phone, server.base, code, "kestrel/weapons", "Ann")
     expect(phone.locator("#status")).to_contain_text("Downtime", timeout=WAIT)
+    return gm, phone, hole
+
+
+@pytest.mark.usefixtures("quick_heartbeat")
+def test_a_phone_on_a_silently_dead_socket_shows_the_banner_and_catches_up(
+    server: Server, browser: Any, playwright: Any
+) -> None:
+    gm, phone, hole = seated_phone(server, browser, playwright)
     assert len(hole.sockets) == 1
     assert phone.evaluate("window.__banner.length") == 0
 
@@ -88,6 +96,24 @@ def test_a_phone_on_a_silently_dead_socket_shows_the_banner_and_catches_up(
     wait_for_banner(phone)
     expect(phone.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     expect(phone.locator("#offline")).to_be_hidden(timeout=WAIT)
+    assert len(hole.sockets) >= 2
+
+
+# Issue 32: a stalled phone showed the old turn for 43 s. With the shipped heartbeat the banner
+# must be up within 20 s of the last thing the phone heard.
+STALL_LIMIT_MS = 20_000
+
+
+def test_with_the_shipped_heartbeat_a_stalled_phone_shows_the_banner_within_20_s(
+    server: Server, browser: Any, playwright: Any
+) -> None:
+    gm, phone, hole = seated_phone(server, browser, playwright)
+    hole.open()
+    phone.wait_for_function("window.__banner.length > 0", timeout=STALL_LIMIT_MS + 10_000)
+    stalled = phone.evaluate("window.__banner[0] - window.__heard[window.__heard.length - 1]")
+    assert stalled <= STALL_LIMIT_MS
+    gm.click("#turn button:has-text('Start combat')")
+    expect(phone.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     assert len(hole.sockets) >= 2
 
 

@@ -113,3 +113,15 @@ def test_g_end_3_only_from_downtime_and_only_the_gm() -> None:
     state = started(game())
     refused(state, c.StartNextCombat(), "WRONG_PHASE")
     refused(run(state, c.EndCombat()), c.StartNextCombat(actor=seat("kestrel", "pilot")), "GM_ONLY")
+
+
+# rule: G-END-3
+def test_g_end_3_the_next_combat_is_refused_while_a_side_has_no_ship_that_can_fight() -> None:
+    state = run(started(game()), c.DestroyShip(ship="rustjaw"), c.EndCombat())
+    error = refused(state, c.StartNextCombat(seconds=0, now=NOW), "NOTHING_TO_FIGHT")
+    assert error.words == {"msg": "nothing_to_fight", "side": "Raiders"}
+    # Fled is for one combat only: a side whose ships fled comes back for the next.
+    fled = run(started(game()), c.SetShipOut(ship="rustjaw", out="fled"), c.EndCombat())
+    assert run(fled, c.StartNextCombat(seconds=0, now=NOW))["combat"] == 2
+    restored = run(state, c.RestoreShip(ship="rustjaw"))
+    assert run(restored, c.StartNextCombat(seconds=0, now=NOW))["combat"] == 2

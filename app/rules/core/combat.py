@@ -43,14 +43,7 @@ def can_end(state: State) -> dict[str, Any] | None:
     """G-END-1: during a combat, a side none of whose ships can fight any more, and why."""
     if state["phase"] == "downtime":
         return None
-    sides: dict[str, list[dict[str, Any]]] = {}
-    for ship in sorted(state["ships"].values(), key=lambda s: s["id"]):
-        sides.setdefault(ship["side"], []).append(ship)
-    if len(sides) < 2:
-        return None
-    beaten = [
-        side for side, ships in sorted(sides.items()) if all(out_of_the_fight(s) for s in ships)
-    ]
+    sides, beaten = _sides(state)
     if not beaten:
         return None
     side = beaten[0]
@@ -66,6 +59,27 @@ def can_end(state: State) -> dict[str, Any] | None:
             out=[_out_words(name, out) for name, out in why],
         ),
     }
+
+
+def _sides(state: State) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """The ships of each side, and the sides none of whose ships can fight (none while there are
+    fewer than two sides: nobody to fight)."""
+    sides: dict[str, list[dict[str, Any]]] = {}
+    for ship in sorted(state["ships"].values(), key=lambda s: s["id"]):
+        sides.setdefault(ship["side"], []).append(ship)
+    if len(sides) < 2:
+        return sides, []
+    beaten = [
+        side for side, ships in sorted(sides.items()) if all(out_of_the_fight(s) for s in ships)
+    ]
+    return sides, beaten
+
+
+def check_both_sides_can_fight(state: State) -> None:
+    """G-END-3: the next combat needs a ship on each side that can still fight (docs/rules.md)."""
+    _, beaten = _sides(state)
+    if beaten:
+        raise refuse("NOTHING_TO_FIGHT", side=beaten[0].capitalize())
 
 
 def notice_end(ctx: Context, before: dict[str, Any] | None) -> None:

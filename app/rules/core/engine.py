@@ -196,6 +196,7 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
 
 def start_next_combat(ctx: Context, cmd: c.StartNextCombat) -> None:
     combat.prepare_next_combat(ctx.state)
+    combat.check_both_sides_can_fight(ctx.state)
     start_turn(ctx, c.StartTurn(seconds=cmd.seconds, actor=cmd.actor, now=cmd.now))
 
 

@@ -166,18 +166,25 @@ def set_position(ctx: Context, cmd: c.SetPosition) -> None:
 
 def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
     ship = get_ship(ctx.state, cmd.ship)
+    before = ship[cmd.field] if cmd.field in ("defence", "name") else None
     if cmd.field == "defence" and isinstance(cmd.value, int) and 0 <= cmd.value <= 20:
         ship["defence"] = cmd.value
     elif cmd.field == "name" and isinstance(cmd.value, str) and 0 < len(cmd.value.strip()) <= 60:
         ship["name"] = cmd.value.strip()
     else:
         raise refuse("BAD_VALUE", "bad_ship_value")
+    # Said by the name it had: after the change, "set Vengeance's name to Vengeance".
+    if cmd.field == "name":
+        words = message("ship_renamed", old=before, ship=ship["name"])
+    else:
+        words = message("ship_value_set", ship=ship["name"], field=cmd.field, value=cmd.value)
     ctx.emit(
         "ShipValueSet",
-        message("ship_value_set", ship=ship["name"], field=cmd.field, value=cmd.value),
+        words,
+        log=ship[cmd.field] != before,  # setting what is already there is nothing to tell
         ship=ship["id"],
         field=cmd.field,
-        value=cmd.value,
+        value=ship[cmd.field],
     )
 
 

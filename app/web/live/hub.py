@@ -19,7 +19,7 @@ from .connections import heartbeat as heartbeat_message
 from .listener import Listener
 
 log = logging.getLogger(__name__)
-HEARTBEAT_SECONDS = 15.0
+HEARTBEAT_SECONDS = 5.0  # app.settings.Settings.heartbeat_s
 
 
 class Hub:

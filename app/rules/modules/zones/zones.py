@@ -40,7 +40,19 @@ def _costs(zones: ZoneMap, settings: dict[str, Any], path: list[str]) -> Plan:
     base = int(settings["zone_move_one"] if len(path) == 2 else settings["zone_move_two"])
     must = sum(z["cost"] for z in left if z["terrain"] == "difficult")
     hazard = sum(z["cost"] for z in left if z["terrain"] == "hazardous")
-    return {"path": path, "need": base + must, "full": base + must + hazard}
+    # Why it costs that, for the screens: the move itself, then each zone left that adds to it.
+    terrain = [
+        {"zone": z["name"], "terrain": z["terrain"], "cost": z["cost"]}
+        for z in left
+        if z["terrain"] != "open" and z["cost"]
+    ]
+    return {
+        "path": path,
+        "need": base + must,
+        "full": base + must + hazard,
+        "base": base,
+        "terrain": terrain,
+    }
 
 
 def plan_move(state: State, ship: Ship, dest: str, value: int) -> Plan | None:
@@ -60,9 +72,10 @@ def plan_move(state: State, ship: Ship, dest: str, value: int) -> Plan | None:
     return best
 
 
-def moves_from(state: State, ship: Ship) -> dict[str, dict[str, int]]:
+def moves_from(state: State, ship: Ship) -> dict[str, dict[str, Any]]:
     """For the screens: every zone one or two steps away, with the least value that gets there
-    (`need`) and the value that leaves no hazard unpaid (`full`)."""
+    (`need`), the value that leaves no hazard unpaid (`full`), and why, along the cheapest way:
+    the move's own cost (`base`) and the difficult or hazardous zones it leaves (`terrain`)."""
     zones = zone_map(state)
     assert zones is not None
     out: dict[str, dict[str, int]] = {}
@@ -70,10 +83,13 @@ def moves_from(state: State, ship: Ship) -> dict[str, dict[str, int]]:
         if not 0 < steps <= MAX_MOVE:
             continue
         costs = [_costs(zones, state["settings"], p) for p in _paths(zones, ship["zone"], dest)]
+        cheapest = min(costs, key=lambda c: (c["need"], c["full"]))
         out[dest] = {
             "steps": steps,
             "need": min(c["need"] for c in costs),
             "full": min(c["full"] for c in costs),
+            "base": cheapest["base"],
+            "terrain": cheapest["terrain"],
         }
     return out
 
