@@ -30,8 +30,21 @@ def test_the_kiosk_flag_lets_the_projector_play_sound_without_the_click_button(
     gm = browser.new_context().new_page()
     create_game(gm, server.base)
     game_id = gm.url.rsplit("/", 1)[1]
-    # Without the flag the button asks for a click (the GM's sound setting is on by default).
-    expect(projector(browser, server, game_id).locator(".d-sound-enable")).to_be_visible()
+    # Without the flag the button asks for a click (the GM's sound setting is on by default),
+    # and covers nothing: it takes a line of its own above the header.
+    page = projector(browser, server, game_id)
+    expect(page.locator(".d-sound-enable")).to_be_visible()
+    covered = page.evaluate(
+        """() => {
+            const b = document.querySelector('.d-sound-enable').getBoundingClientRect();
+            return [...document.querySelectorAll('main section, header')].filter(s => {
+                const r = s.getBoundingClientRect();
+                return r.width && r.height && r.left < b.right && b.left < r.right
+                    && r.top < b.bottom && b.top < r.bottom;
+            }).map(s => s.id || s.className);
+        }"""
+    )
+    assert covered == [], f"the sound button covers {covered}"
 
     kiosk = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, KIOSK_FLAG])
     try:
