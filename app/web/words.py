@@ -485,6 +485,12 @@ SENTENCES: dict[str, Sentence] = {
     "bad_csrf": N_("This page is out of date: reload it and try again."),
     "bad_seed": N_("A seed is a whole number from 0 to {most}."),
     "command_id_reused": N_("That command id was already used for another command; send a new id."),
+    "content_kind_unknown": N_("There is no kind of content called '{kind}'."),
+    "content_problem": N_("{file}, {field}: {problem}"),
+    "content_saved_since": N_(
+        "'{id}' was saved by someone else since you opened it (it is now version {version}): "
+        "open it again to see their changes."
+    ),
     "cross_site": N_("This page is not one of the game's own."),
     "gm_link_needed": N_(
         "Only the GM can open this: use the GM link the server printed when it started."
@@ -502,6 +508,7 @@ SENTENCES: dict[str, Sentence] = {
         "There is no game with the code {code}. Check the code on the projector."
     ),
     "no_such_command": N_("There is no command called '{command}'."),
+    "no_such_content": N_("There is no {kind} '{id}' in the content library."),
     "no_such_game": N_("There is no such game."),
     "no_such_page": N_("There is no such page."),
     "no_such_scenario": N_("There is no scenario called '{scenario}'; known: {known}."),
