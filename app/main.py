@@ -18,7 +18,7 @@ from app.db.session import create_engine, create_session_factory, database_url, 
 from app.i18n import LanguageMiddleware
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
-from app.web import api, display, gm, join, report, station, ws
+from app.web import api, display, editor, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, RateLimit, SocketLimit
 from app.web.live import Hub
@@ -123,7 +123,14 @@ def create_app(
     app.include_router(api.health)
     app.include_router(ws.router)
     # The browser screens, one router per audience (owned by the UI).
-    for router in (station.router, gm.router, display.router, join.router, report.router):
+    for router in (
+        station.router,
+        gm.router,
+        display.router,
+        join.router,
+        report.router,
+        editor.router,
+    ):
         app.include_router(router)
     return app
 

@@ -523,6 +523,11 @@ SENTENCES: dict[str, Sentence] = {
     "not_your_seat": N_("A seat can only free itself."),
     "not_your_ship": N_("You can only give orders aboard your own ship."),
     "not_your_station": N_("You can only give orders for your own station."),
+    "organiser_key_needed": N_(
+        "The content editor needs the organiser key, which the server printed when it started "
+        "(BRIDGECREW_ORGANISER_KEY sets it). A game's GM link does not open it."
+    ),
+    "organiser_key_wrong": N_("That is not this server's organiser key."),
     "phone_holds_no_seat": N_("This phone holds no seat in this game."),
     "request_malformed": N_("The request is not well formed."),
     "request_refused": N_("The request was refused."),
