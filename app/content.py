@@ -81,14 +81,22 @@ def parse_item(kind: str, data: Data, source: str) -> Any:
     return parse(without_translations(data, source, KINDS[parse]), source)
 
 
-def catalogue_with(library: Mapping[str, Mapping[str, Data]] | None) -> Catalogue:
-    """The shipped catalogue and the library's items (`{kind: {id: data}}`, each named
-    `<kind> <id>` in errors) together, cross-checked whole. Raises ContentError."""
+def catalogue_with(
+    library: Mapping[str, Mapping[str, Data]] | None,
+    sources: Mapping[tuple[str, str], str] | None = None,
+) -> Catalogue:
+    """The shipped catalogue and the library's items (`{kind: {id: data}}`) together,
+    cross-checked whole. Errors name an item by `sources[kind, id]` (an imported file's name),
+    else as `<kind> <id>`. Raises ContentError."""
     shipped = load_catalogue()
     if not library:
         return shipped
+    named = sources or {}
     parsed = {
-        kind: [parse_item(kind, data, f"{kind} {item_id}") for item_id, data in items.items()]
+        kind: [
+            parse_item(kind, data, named.get((kind, item_id), f"{kind} {item_id}"))
+            for item_id, data in items.items()
+        ]
         for kind, items in library.items()
     }
     return build_catalogue(

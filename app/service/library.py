@@ -151,7 +151,10 @@ def check_item(kind: str, data: Data, source: str) -> Any:
     return item
 
 
-def check_library(library: Mapping[str, Mapping[str, Data]]) -> None:
+def check_library(
+    library: Mapping[str, Mapping[str, Data]],
+    sources: Mapping[tuple[str, str], str] | None = None,
+) -> None:
     """The shipped content and the library together: every reference known, ids and card ids
     unique, every station's deck deep enough to fill its hand. Raises ContentProblems."""
     for kind, items in library.items():
@@ -160,7 +163,7 @@ def check_library(library: Mapping[str, Mapping[str, Data]]) -> None:
                 [ContentError(kind, "(library)", f"holds {len(items)} items; at most {ITEMS_MAX}")]
             )
     try:
-        catalogue = catalogue_with(library)
+        catalogue = catalogue_with(library, sources)
     except ContentError as error:
         raise ContentProblems([error]) from None
     # G-CARD-2: a full hand is as many cards as the station's boxes; a deck thinner than that
@@ -311,6 +314,25 @@ def _summary(fields: list[str]) -> list[str]:
     return [*fields[:CHANGES_LISTED], f"+{len(fields) - CHANGES_LISTED}"]
 
 
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One item to save: its kind, its data, the version it replaces (0: a new item), and
+    what errors call it (an imported file's name)."""
+
+    kind: str
+    data: Data
+    expected_version: int | None  # None: whichever is current (an import)
+    source: str = ""
+
+    @property
+    def id(self) -> str:
+        return str(self.data.get("id", ""))
+
+    @property
+    def named(self) -> str:
+        return self.source or f"{self.kind} {self.id or '(new)'}"
+
+
 async def save_item(
     session_factory: SessionFactory,
     kind: str,
@@ -320,48 +342,74 @@ async def save_item(
     expected_version: int,
     source: str | None = None,
 ) -> int:
-    """Save `data` as the next version of its item (a new item when `expected_version` is 0),
-    checked alone and with the whole library; the new version's number. STALE_CONTENT when
-    someone saved the item since `expected_version`; ContentProblems when it does not check."""
-    item_id = str(data.get("id", ""))
-    source = source or f"{kind} {item_id or '(new)'}"
-    check_item(kind, data, source)
-    if is_builtin(kind, item_id):
-        taken = f"{item_id!r} is a built-in {kind}'s id; give the copy an id of its own"
-        raise ContentProblems([ContentError(source, "id", taken)])
+    """Save `data` as the next version of its item (a new item when `expected_version` is 0);
+    the new version's number. STALE_CONTENT when someone saved the item since
+    `expected_version`; ContentProblems when it does not check."""
+    change = Change(kind, data, expected_version, source or "")
+    return (await save_items(session_factory, [change], author))[0]
+
+
+async def save_items(
+    session_factory: SessionFactory, changes: list[Change], author: str
+) -> list[int]:
+    """Every change checked alone, then all of them with the whole library, in one
+    transaction: all are saved, or none. Each item's new version (unchanged data keeps its)."""
+    problems: list[ContentError] = []
+    for change in changes:
+        try:
+            check_item(change.kind, change.data, change.named)
+        except ContentProblems as refused:
+            problems += refused.problems
+        if is_builtin(change.kind, change.id):
+            taken = f"{change.id!r} is a built-in {change.kind}'s id; give the copy its own id"
+            problems.append(ContentError(change.named, "id", taken))
+    if problems:
+        raise ContentProblems(problems)
     async with session_factory() as session, session.begin():
         await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LIBRARY_LOCK})
-        row = await session.get(ContentItem, (kind, item_id), with_for_update=True)
-        current = row.version if row else 0
-        if current != expected_version:
-            raise ServiceError(
-                "STALE_CONTENT",
-                message("content_saved_since", id=item_id, version=current),
-                409,
-            )
         library = await current_library(session)
-        before = library.get(kind, {}).get(item_id)
-        library.setdefault(kind, {})[item_id] = data
-        check_library(library)
-        changes = changed_fields(before, data) if before is not None else ["(new)"]
-        if not changes:
-            return current
-        if row is None:
-            row = ContentItem(kind=kind, item_id=item_id, version=0)
-            session.add(row)
-            await session.flush()
-        row.version = current + 1
-        session.add(
-            ContentVersion(
-                kind=kind,
-                item_id=item_id,
-                version=row.version,
-                data=data,
-                author=author,
-                changes=_summary(changes),
-            )
-        )
+        rows = []
+        for change in changes:
+            row = await session.get(ContentItem, (change.kind, change.id), with_for_update=True)
+            current = row.version if row else 0
+            if change.expected_version is not None and current != change.expected_version:
+                raise ServiceError(
+                    "STALE_CONTENT",
+                    message("content_saved_since", id=change.id, version=current),
+                    409,
+                )
+            rows.append((change, row, library.get(change.kind, {}).get(change.id)))
+            library.setdefault(change.kind, {})[change.id] = change.data
+        check_library(library, {(c.kind, c.id): c.named for c in changes})
+        return [await _write(session, change, row, before, author) for change, row, before in rows]
+
+
+async def _write(
+    session: AsyncSession,
+    change: Change,
+    row: ContentItem | None,
+    before: Data | None,
+    author: str,
+) -> int:
+    changes = changed_fields(before, change.data) if before is not None else ["(new)"]
+    if row is not None and not changes:
         return row.version
+    if row is None:
+        row = ContentItem(kind=change.kind, item_id=change.id, version=0)
+        session.add(row)
+        await session.flush()
+    row.version += 1
+    session.add(
+        ContentVersion(
+            kind=change.kind,
+            item_id=change.id,
+            version=row.version,
+            data=change.data,
+            author=author,
+            changes=_summary(changes),
+        )
+    )
+    return row.version
 
 
 async def restore(

@@ -12,13 +12,21 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import SessionFactoryDep
 from app.rules.core.messages import message
 from app.service import ServiceError
-from app.service.library import KINDS, items
+from app.service.library import (
+    KINDS,
+    ContentProblems,
+    item_data,
+    items,
+    library_content,
+    save_items,
+)
+from app.service.library_files import file_name, read_files, scenario_files, to_toml, zipped
 
 from .fields import checked_name
 from .render import render_template
@@ -75,6 +83,16 @@ async def home(
         await organiser_only(request)
     except ServiceError as error:
         return refused(request, error)
+    return await home_page(request, session_factory)
+
+
+async def home_page(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    problems: ContentProblems | None = None,
+    imported: int | None = None,
+) -> HTMLResponse:
+    """The home screen, with an import's problems (each naming its file and field) or count."""
     token = csrf_token(request)
     html = render_template(
         "editor.html",
@@ -82,8 +100,10 @@ async def home(
         kinds=KINDS,
         items=await items(session_factory),
         author=author(request),
+        problems=problems.problems if problems else [],
+        imported=imported,
     )
-    return page(html, token)
+    return page(html, token, 400 if problems else 200)
 
 
 @router.post("/editor/key")
@@ -108,3 +128,51 @@ async def my_name(
     response = RedirectResponse("/editor", status_code=303)
     set_cookie(response, NAME_COOKIE, chosen)
     return response
+
+
+@router.get("/editor/{kind}/{item_id}/export")
+async def export(
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    version: int | None = None,
+) -> Response:
+    """One item as its TOML file; a scenario as a zip of its folder, with the library's ship
+    classes and decks it uses."""
+    data, _ = await item_data(session_factory, _kind(kind), item_id, version)
+    if kind != "scenario":
+        name = file_name(kind, item_id).rpartition("/")[2]
+        return _download(to_toml(data).encode(), name, "application/toml")
+    files = scenario_files(item_id, data, await library_content(session_factory))
+    return _download(zipped(files, "scenarios"), f"{item_id}.zip", "application/zip")
+
+
+def _download(body: bytes, name: str, media_type: str) -> Response:
+    # Ids are plain (a-z, 0-9, - and _), so the file name needs no quoting beyond this.
+    disposition = f'attachment; filename="{name}"'
+    return Response(body, media_type=media_type, headers={"Content-Disposition": disposition})
+
+
+@router.post("/editor/import")
+async def import_files(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    files: list[UploadFile],
+) -> Response:
+    """TOML files, a folder's files or a zip of a folder: all are saved, or none."""
+    uploads = [(upload.filename or "(unnamed)", await upload.read()) for upload in files]
+    try:
+        changes = read_files(uploads)
+        await save_items(session_factory, changes, author(request))
+    except ContentProblems as problems:
+        return await home_page(request, session_factory, problems)
+    return await home_page(request, session_factory, imported=len(changes))
+
+
+def _kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ServiceError("NO_SUCH_CONTENT", message("content_kind_unknown", kind=kind), 404)
+    return kind
