@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.content import FOLDERS, builtin_files, catalogue_with, parse_item
 from app.db.models import ContentItem, ContentVersion
 from app.db.session import autocommit
-from app.rules.content import ContentError
+from app.rules.content import Catalogue, ContentError
 from app.rules.core.messages import message
 
 from .commands import SessionFactory
@@ -214,6 +214,11 @@ async def current_library(session: AsyncSession) -> dict[str, dict[str, Data]]:
 async def library_content(session_factory: SessionFactory) -> dict[str, dict[str, Data]]:
     async with autocommit(session_factory) as session:
         return await current_library(session)
+
+
+async def game_catalogue(session_factory: SessionFactory) -> Catalogue:
+    """What a new game can be made of now: the shipped content and the library."""
+    return catalogue_with(await library_content(session_factory))
 
 
 def _described(kind: str, item_id: str, data: Mapping[str, Any], version: int) -> ItemInfo:
