@@ -26,7 +26,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.content import FOLDERS, builtin_files, catalogue_with, parse_item
 from app.db.models import ContentItem, ContentVersion
 from app.db.session import autocommit
-from app.rules.content import Catalogue, ContentError
+from app.rules import new_game
+from app.rules.content import (
+    Catalogue,
+    ContentError,
+    Scenario,
+    ScenarioSettings,
+    ShipPlacement,
+)
+from app.rules.core import rng
 from app.rules.core.messages import message
 
 from .commands import SessionFactory
@@ -440,3 +448,37 @@ def copy_of(kind: str, data: Data, taken: set[str]) -> Data:
     copied["id"] = new_id
     copied["name"] = f"{data.get('name', base)} (copy)"[:NAME_MAX]
     return copied
+
+
+# --- Previews -------------------------------------------------------------------------------------
+
+
+def preview_state(kind: str, data: Data, library: Mapping[str, Mapping[str, Data]]) -> Any:
+    """A new game's state showing the item as the screens will: a scenario as itself; a ship
+    class as two of its kind, on two sides of the grid. None for decks and characters, whose
+    cards need no game. Raises ContentProblems when the item or the library does not check."""
+    item = check_item(kind, data, f"{kind} {data.get('id', '(new)')}")
+    together = {k: dict(v) for k, v in library.items()}
+    together.setdefault(kind, {})[item.id] = data
+    try:
+        catalogue = catalogue_with(together)
+    except ContentError as error:
+        raise ContentProblems([error]) from None
+    if kind == "scenario":
+        scenario = catalogue.scenarios[item.id]
+    elif kind == "ship":
+        scenario = Scenario(
+            "preview",
+            item.name,
+            "",
+            tuple(
+                ShipPlacement(side, item.name, item.id, "npc", side, x, 4, item.shields.boxes > 0)
+                for side, x in (("players", 2), ("raiders", 8))
+            ),
+            frozenset(),
+            ScenarioSettings(),
+            "preview",
+        )
+    else:
+        return None
+    return new_game(scenario, catalogue, seed=rng.chosen(1))

@@ -10,25 +10,50 @@ organiser gives the editor (a cookie too); the key says only that they may.
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.content import load_catalogue
 from app.deps import SessionFactoryDep
+from app.i18n import known
+from app.rules import display_view
+from app.rules.content import (
+    CARD_KINDS,
+    CREWS,
+    KIND_REACH,
+    MODULES,
+    QUALITIES,
+    RANGE_BANDS,
+    ROLES,
+    SYSTEMS,
+    Catalogue,
+    ContentError,
+)
+from app.rules.content.zone_content import MAP_KINDS, TERRAINS
 from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.library import (
     KINDS,
     ContentProblems,
+    check_item,
+    copy_of,
+    game_catalogue,
+    history,
+    is_builtin,
     item_data,
     items,
     library_content,
+    preview_state,
+    restore,
+    save_item,
     save_items,
 )
 from app.service.library_files import file_name, read_files, scenario_files, to_toml, zipped
 
-from .fields import checked_name
+from .editor_form import Data, apply_action, blank, data_from_form, loose
+from .fields import checked_name, whole_number
 from .render import render_template
 from .screen import CsrfChecked, csrf_token, error_page, page, set_cookie
 
@@ -176,3 +201,201 @@ def _kind(kind: str) -> str:
     if kind not in KINDS:
         raise ServiceError("NO_SUCH_CONTENT", message("content_kind_unknown", kind=kind), 404)
     return kind
+
+
+# --- Editing one item ----------------------------------------------------------------------------
+
+
+async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, Any]:
+    """Every picker's options, (value, words): what the item may refer to, by name."""
+    try:
+        catalogue = await game_catalogue(session_factory)
+    except ContentError:  # the library no longer fits the shipped content: pick from that
+        catalogue = load_catalogue()
+    zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
+    return {
+        "roles": [(r, known(r)) for r in ROLES],
+        "card_kinds": [(k, known(k)) for k in CARD_KINDS],
+        "systems": [(s, s) for s in SYSTEMS],
+        "bands": [(b.id, known(b.id)) for b in RANGE_BANDS],
+        # A weapon's kind is any id; the modules know some (M-WEAPONS), the ships use others.
+        "weapon_kinds": [(k, known(k)) for k in sorted(set(KIND_REACH) | _kinds_used(catalogue))],
+        "terrains": [(t, t) for t in TERRAINS],
+        "crews": [(c, c) for c in CREWS],
+        "qualities": [(q, q) for q in QUALITIES],
+        "map_kinds": [(k, k) for k in MAP_KINDS],
+        "modules": MODULES,
+        "decks": [
+            (d.id, f"{d.name} ({known(d.role)}, {len(d.cards)})")
+            for d in sorted(catalogue.decks.values(), key=lambda d: (d.role, d.name))
+        ],
+        "ship_classes": [
+            (s.id, s.name) for s in sorted(catalogue.ships.values(), key=lambda s: s.name)
+        ],
+        "zones": [
+            (str(z.get("id")), f"{z.get('name')} ({z.get('id')})")
+            for z in zones or []
+            if isinstance(z, dict)
+        ],
+    }
+
+
+def _kinds_used(catalogue: Catalogue) -> set[str]:
+    return {w.kind for ship in catalogue.ships.values() for w in ship.weapons if w.kind}
+
+
+async def _item_page(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    kind: str,
+    data: Data,
+    version: int,
+    problems: list[ContentError] | None = None,
+    saved: int | None = None,
+) -> HTMLResponse:
+    token = csrf_token(request)
+    html = render_template(
+        "editor_item.html",
+        csrf=token,
+        kind=kind,
+        data=loose(data),
+        empty=loose({}),
+        version=version,
+        problems=problems or [],
+        saved=saved,
+        choices=await _choices(session_factory, data),
+    )
+    return page(html, token, 400 if problems else 200)
+
+
+@router.get("/editor/{kind}/new", response_class=HTMLResponse)
+async def new_item(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    copy: str | None = None,
+) -> Response:
+    """A new item: a copy of a built-in or custom one, or a blank one to fill in."""
+    kind = _kind(kind)
+    taken = {info.id for info in (await items(session_factory))[kind]}
+    if copy:
+        original, _ = await item_data(session_factory, kind, copy)
+        data = copy_of(kind, original, taken)
+    else:
+        data = blank(kind, taken)
+    return await _item_page(request, session_factory, kind, data, 0)
+
+
+@router.get("/editor/{kind}/{item_id}", response_class=HTMLResponse)
+async def edit_item(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    saved: int | None = None,
+) -> Response:
+    kind = _kind(kind)
+    if is_builtin(kind, item_id):  # built-ins are files on the server: edit a copy
+        return RedirectResponse(f"/editor/{kind}/new?copy={item_id}", status_code=303)
+    data, version = await item_data(session_factory, kind, item_id)
+    return await _item_page(request, session_factory, kind, data, version, saved=saved)
+
+
+@router.post("/editor/{kind}/form", response_class=HTMLResponse)
+async def item_form(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+) -> Response:
+    """The form sent: saved, or shown again with a row added or taken out, or with every
+    problem beside its field (nothing saved)."""
+    kind = _kind(kind)
+    form = await request.form()
+    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
+    action = str(form.get("action", "save"))
+    if action != "save":
+        return await _item_page(
+            request, session_factory, kind, apply_action(kind, data, action), version
+        )
+    try:
+        saved = await save_item(
+            session_factory, kind, data, author(request), expected_version=version
+        )
+    except ContentProblems as refused:
+        return await _item_page(request, session_factory, kind, data, version, refused.problems)
+    return RedirectResponse(f"/editor/{kind}/{data['id']}?saved={saved}", status_code=303)
+
+
+@router.post("/editor/{kind}/preview", response_class=HTMLResponse)
+async def preview(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+) -> Response:
+    """The item as the screens will show it, or what keeps it from checking."""
+    kind = _kind(kind)
+    form = await request.form()
+    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    library = await library_content(session_factory)
+    try:
+        state = preview_state(kind, data, library)
+        item = check_item(kind, data, kind)
+    except ContentProblems as refused:
+        html = render_template("editor_preview.html", problems=refused.problems, kind=kind)
+        return HTMLResponse(html)
+    view = display_view(state) if state is not None else None
+    html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
+    return HTMLResponse(html)
+
+
+# --- Versions -------------------------------------------------------------------------------------
+
+
+@router.get("/editor/{kind}/{item_id}/history", response_class=HTMLResponse)
+async def item_history(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+) -> Response:
+    kind = _kind(kind)
+    data, version = await item_data(session_factory, kind, item_id)
+    token = csrf_token(request)
+    html = render_template(
+        "editor_history.html",
+        csrf=token,
+        kind=kind,
+        data=data,
+        current=version,
+        versions=await history(session_factory, kind, item_id),
+    )
+    return page(html, token)
+
+
+@router.post("/editor/{kind}/{item_id}/restore")
+async def restore_version(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    version: Annotated[int, Form()],
+) -> Response:
+    """An earlier version as the newest again, if it still fits the library as it is now."""
+    kind = _kind(kind)
+    try:
+        saved = await restore(session_factory, kind, item_id, version, author(request))
+    except ContentProblems as refused:
+        data, _ = await item_data(session_factory, kind, item_id, version)
+        current = (await item_data(session_factory, kind, item_id))[1]
+        return await _item_page(request, session_factory, kind, data, current, refused.problems)
+    return RedirectResponse(f"/editor/{kind}/{item_id}?saved={saved}", status_code=303)
