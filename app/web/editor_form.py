@@ -22,6 +22,8 @@ from typing import Any
 
 Data = dict[str, Any]
 _STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+# The form's own fields, and the command id static/js/app.js gives every htmx request.
+NOT_ITEM = frozenset({"csrf", "action", "version", "command_id"})
 ROWS_MAX = 200  # rows a form may name in one list: beyond any cap of the content
 
 
@@ -49,11 +51,10 @@ def _value(kind: str, values: list[str]) -> Any:
 
 
 def data_from_form(pairs: Iterable[tuple[str, str]]) -> Data:
-    """The item the form describes (see the module's words); fields without a path are not
-    part of it (csrf, version, action)."""
+    """The item the form describes (see the module's words), without the form's own fields."""
     grouped: dict[str, list[str]] = {}
     for key, value in pairs:
-        if key not in ("csrf", "action", "version") and not key.startswith("_"):
+        if key not in NOT_ITEM and not key.startswith("_"):
             grouped.setdefault(key, []).append(value)
     root: Data = {}
     for key, values in grouped.items():
