@@ -446,7 +446,8 @@ def copy_of(kind: str, data: Data, taken: set[str]) -> Data:
     # Translations are looked up by the English words, which the copy is about to change.
     copied = {key: value for key, value in data.items() if key not in ("prefix", "translations")}
     copied["id"] = new_id
-    copied["name"] = f"{data.get('name', base)} (copy)"[:NAME_MAX]
+    # A number, not a word: the copy's name reads the same in every language until renamed.
+    copied["name"] = f"{str(data.get('name', base))[: NAME_MAX - 2]} 2"
     return copied
 
 

@@ -17,7 +17,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
 from app.deps import SessionFactoryDep
-from app.i18n import known
 from app.rules import display_view
 from app.rules.content import (
     CARD_KINDS,
@@ -214,26 +213,28 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
     return {
-        "roles": [(r, known(r)) for r in ROLES],
-        "card_kinds": [(k, known(k)) for k in CARD_KINDS],
-        "systems": [(s, s) for s in SYSTEMS],
-        "bands": [(b.id, known(b.id)) for b in RANGE_BANDS],
+        # The engine's own words as their ids: the template says them in the reader's language.
+        "roles": ROLES,
+        "card_kinds": CARD_KINDS,
+        "systems": SYSTEMS,
+        "bands": [b.id for b in RANGE_BANDS],
         # A weapon's kind is any id; the modules know some (M-WEAPONS), the ships use others.
-        "weapon_kinds": [(k, known(k)) for k in sorted(set(KIND_REACH) | _kinds_used(catalogue))],
-        "terrains": [(t, t) for t in TERRAINS],
-        "crews": [(c, c) for c in CREWS],
-        "qualities": [(q, q) for q in QUALITIES],
-        "map_kinds": [(k, k) for k in MAP_KINDS],
+        "weapon_kinds": sorted(set(KIND_REACH) | _kinds_used(catalogue)),
+        "terrains": TERRAINS,
+        "crews": CREWS,
+        "qualities": QUALITIES,
+        "map_kinds": MAP_KINDS,
         "modules": MODULES,
         "decks": [
-            (d.id, f"{d.name} ({known(d.role)}, {len(d.cards)})")
+            (d.id, d.name, d.role, len(d.cards))
             for d in sorted(catalogue.decks.values(), key=lambda d: (d.role, d.name))
         ],
         "ship_classes": [
-            (s.id, s.name) for s in sorted(catalogue.ships.values(), key=lambda s: s.name)
+            (s.id, s.name, None, None)
+            for s in sorted(catalogue.ships.values(), key=lambda s: s.name)
         ],
         "zones": [
-            (str(z.get("id")), f"{z.get('name')} ({z.get('id')})")
+            (str(z.get("id")), str(z.get("name")), None, None)
             for z in zones or []
             if isinstance(z, dict)
         ],

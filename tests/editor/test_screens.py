@@ -72,7 +72,7 @@ def test_copy_change_save_and_restore_a_ship_class(client: TestClient, settings:
     copy = client.get("/editor/ship/new?copy=frigate", headers=PAGE)
     assert copy.status_code == 200
     fields = _form(copy.text)
-    assert ("id", "frigate-copy") in fields and ("name", "Kestrel-class Frigate (copy)") in fields
+    assert ("id", "frigate-copy") in fields and ("name", "Kestrel-class Frigate 2") in fields
     # Every reference is a picker: the stations' decks are chosen, not typed.
     assert '<select id="f-stations-0-deck" name="stations[0].deck">' in copy.text
     fields = _set(fields, "defence", "6")
