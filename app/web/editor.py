@@ -131,7 +131,9 @@ async def home_page(
 
 
 @router.post("/editor/key")
-async def typed_key(request: Request, csrf: CsrfChecked, key: Annotated[str, Form()]) -> Response:
+async def typed_key(
+    request: Request, csrf: CsrfChecked, key: Annotated[str, Form()] = ""
+) -> Response:
     """The key typed in, for an organiser who has it but not the printed link."""
     if not _key_matches(request, key.strip()):
         return refused(request, ServiceError("ORGANISER_ONLY", message("organiser_key_wrong"), 403))
