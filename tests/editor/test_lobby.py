@@ -38,3 +38,15 @@ def test_custom_scenarios_are_listed_with_the_built_ins_and_start(
     assert made.status_code == 303, made.text
     dashboard = client.get(made.headers["location"], headers=PAGE)
     assert dashboard.status_code == 200 and "Hawk" in dashboard.text
+
+
+def test_the_api_lists_custom_scenarios_too(client: TestClient, settings: Settings) -> None:
+    client.get(f"/editor?organiser_token={settings.organiser_key}")
+    csrf = client.cookies["bc_csrf"]
+    files = [
+        ("files", ("ships/gunboat.toml", to_toml(ship_copy()).encode(), "application/toml")),
+        ("files", ("ring-fight.toml", to_toml(zone_scenario()).encode(), "application/toml")),
+    ]
+    client.post("/editor/import", data={"csrf": csrf}, files=files)
+    listed = {s["id"]: s for s in client.get("/api/scenarios").json()["scenarios"]}
+    assert "skirmish" in listed and listed["ring-fight"]["ships"][0]["class"] == "gunboat"
