@@ -64,7 +64,7 @@ def serve(
     settings = get_settings()
     port = port or settings.port
     prepare_database(settings)
-    links = demo_links()
+    links = {**demo_links(), **editor_link(settings)}
     typer.echo(format_urls(base_url(settings, port), links))
     uvicorn.run(
         "app.main:app", host=settings.host, port=port, workers=workers, **server_options(settings)
@@ -204,6 +204,12 @@ def demo_links(*, new: bool = False) -> dict[str, str]:
     from app.service import create_demo_game, ensure_demo_game
 
     return asyncio.run(create_demo_game() if new else ensure_demo_game())
+
+
+def editor_link(settings: Settings) -> dict[str, str]:
+    """The content editor's link with the organiser key (a `token` parameter: the server's logs
+    blank it, as they blank GM links)."""
+    return {"Editor (organisers)": f"/editor?organiser_token={settings.organiser_key}"}
 
 
 def _words(message: str | Mapping[str, Any]) -> str:

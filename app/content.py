@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +24,16 @@ from app.rules.content import (
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 T = TypeVar("T")
+Data = dict[str, Any]
+
+# The kinds of content, as the library and the editor name them: (their folder under
+# `scenarios/`, their parser). Scenarios sit in the folder itself.
+FOLDERS: dict[str, tuple[str, Callable[[Data, str], Any]]] = {
+    "ship": ("ships", parse_ship_class),
+    "deck": ("decks", parse_deck),
+    "character": ("characters", parse_character),
+    "scenario": ("", parse_scenario),
+}
 
 
 def load_catalogue(root: Path | None = None) -> Catalogue:
@@ -49,6 +59,51 @@ def _read_catalogue(root: Path) -> Catalogue:
         _read_all(root / "decks", base, parse_deck),
         _read_all(root / "characters", base, parse_character),
         _read_all(root, base, parse_scenario),
+    )
+
+
+def builtin_files(root: Path = SCENARIOS_DIR) -> dict[str, dict[str, tuple[Data, str]]]:
+    """Every shipped file as read, translations and all: {kind: {id: (data, file name)}}, for
+    the editor to copy and export. Files are read as they are now (the catalogue is checked)."""
+    base = root.resolve().parent
+    found: dict[str, dict[str, tuple[Data, str]]] = {}
+    for kind, (folder, _) in FOLDERS.items():
+        found[kind] = {}
+        for path in sorted((root / folder).glob("*.toml")):
+            data, name = _read_toml(path, base)
+            found[kind][str(data.get("id", path.stem))] = (data, name)
+    return found
+
+
+def parse_item(kind: str, data: Data, source: str) -> Any:
+    """One item of a kind, parsed and checked as the loader checks a file (translations too)."""
+    parse = FOLDERS[kind][1]
+    return parse(without_translations(data, source, KINDS[parse]), source)
+
+
+def catalogue_with(
+    library: Mapping[str, Mapping[str, Data]] | None,
+    sources: Mapping[tuple[str, str], str] | None = None,
+) -> Catalogue:
+    """The shipped catalogue and the library's items (`{kind: {id: data}}`) together,
+    cross-checked whole. Errors name an item by `sources[kind, id]` (an imported file's name),
+    else as `<kind> <id>`. Raises ContentError."""
+    shipped = load_catalogue()
+    if not library:
+        return shipped
+    named = sources or {}
+    parsed = {
+        kind: [
+            parse_item(kind, data, named.get((kind, item_id), f"{kind} {item_id}"))
+            for item_id, data in items.items()
+        ]
+        for kind, items in library.items()
+    }
+    return build_catalogue(
+        [*shipped.ships.values(), *parsed.get("ship", [])],
+        [*shipped.decks.values(), *parsed.get("deck", [])],
+        [*shipped.characters.values(), *parsed.get("character", [])],
+        [*shipped.scenarios.values(), *parsed.get("scenario", [])],
     )
 
 

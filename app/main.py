@@ -21,7 +21,7 @@ from app.props import PropsBridge
 from app.service.commands import on_commit
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
-from app.web import api, display, evening, gm, join, report, station, ws
+from app.web import api, display, editor, evening, gm, join, report, station, ws
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, RateLimit, SocketLimit
 from app.web.live import Hub
@@ -142,6 +142,7 @@ def create_app(
         display.router,
         join.router,
         report.router,
+        editor.router,
     ):
         app.include_router(router)
     return app

@@ -22,6 +22,10 @@ class Settings(BaseSettings):
     port: int = 8000
     # Signs seat and GM cookies. Empty means: use the key persisted in data_dir/secret_key.
     secret_key: str = Field(default="", repr=False)
+    # Opens the content editor (/editor), whose ship classes, decks, characters and scenarios
+    # every game on this server can use: for the event's organisers, not a game's GM or players.
+    # Empty means: use the key persisted in data_dir/organiser_key. `bridgecrew serve` prints it.
+    organiser_key: str = Field(default="", repr=False)
     # Where phones reach the server, e.g. "https://bridge.example.org". Unset: the LAN address.
     public_base_url: str | None = None
     # A phone sends small forms; anything bigger is a mistake or an attack.
@@ -110,6 +114,8 @@ class Settings(BaseSettings):
     def _persist_secret_key(self) -> Self:
         if not self.secret_key:
             self.secret_key = load_or_create_secret_key(self.data_dir / "secret_key")
+        if not self.organiser_key:
+            self.organiser_key = load_or_create_secret_key(self.data_dir / "organiser_key")
         return self
 
 

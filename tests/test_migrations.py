@@ -14,7 +14,7 @@ from app.db.migrate import current_head, downgrade, upgrade
 from app.db.models import Base
 from app.rules import rng
 
-TABLES = {"games", "events", "seats", "applied_commands"}
+TABLES = {"games", "events", "seats", "applied_commands", "content_items", "content_versions"}
 
 
 async def _inspect(url: str, look: Any) -> Any:

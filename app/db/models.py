@@ -10,6 +10,7 @@ from sqlalchemy import (
     BigInteger,
     DateTime,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     MetaData,
     Text,
@@ -69,6 +70,9 @@ class Game(Base):
     deadline_at: Mapped[datetime | None]
     deadline_kind: Mapped[str | None]
     deadline_version: Mapped[int | None]
+    # The content library as the game began (app/service/library.py): {kind: {id: data}}; None
+    # when the library was empty. Replays build the game from it, so editing never changes it.
+    content: Mapped[JSON | None]
 
     @property
     def whole_state(self) -> JSON:
@@ -154,3 +158,38 @@ class AppliedCommand(Base):
     version: Mapped[int]
     result: Mapped[JSON]
     created_at: Mapped[datetime] = _created_at()
+
+
+class ContentItem(Base):
+    """One item of the content library (a ship class, deck, character or scenario written in the
+    editor), by kind and id; `version` is its current one."""
+
+    __tablename__ = "content_items"
+
+    kind: Mapped[str] = mapped_column(primary_key=True)
+    item_id: Mapped[str] = mapped_column(primary_key=True)
+    version: Mapped[int]
+    created_at: Mapped[datetime] = _created_at()
+
+
+class ContentVersion(Base):
+    """Every version an item has had, never changed once saved: its data (the shape of a file
+    of `scenarios/`), who saved it, when, and the fields that changed."""
+
+    __tablename__ = "content_versions"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["kind", "item_id"],
+            ["content_items.kind", "content_items.item_id"],
+            ondelete="CASCADE",
+        ),
+    )
+
+    kind: Mapped[str] = mapped_column(primary_key=True)
+    item_id: Mapped[str] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(primary_key=True)
+    # `json`, which keeps keys in the order written: an export reads like the file it came from.
+    data: Mapped[JSON] = mapped_column(PlainJSON)
+    author: Mapped[str]
+    changes: Mapped[list[str]] = mapped_column(JSONB)
+    saved_at: Mapped[datetime] = mapped_column(server_default=func.now())

@@ -29,7 +29,7 @@ import orjson
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
-from app.content import load_catalogue
+from app.content import catalogue_with
 from app.db.models import CARDS, AppliedCommand, Game, stored_state
 from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
 from app.rules.core.commands import NextBattle
@@ -380,7 +380,7 @@ async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str
             .order_by(AppliedCommand.version)
         )
         stored = [row.result for row in rows]
-    catalogue = load_catalogue()
+    catalogue = catalogue_with(game.content)  # the library as the game began
     state: State = canonical(
         new_game(catalogue.scenarios[game.scenario], catalogue, seed=game.seed)
     )

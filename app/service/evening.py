@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 import uuid
 
-from sqlalchemy import text
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.content import load_catalogue
-from app.db.models import stored_state
+from app.content import catalogue_with
+from app.db.models import Game, stored_state
 from app.rules import Actor, RulesError
+from app.rules.content import Catalogue
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
@@ -21,6 +23,14 @@ from .seats import realign, seats_ended
 # Commands never change the card catalogue, so their write leaves the column alone; a new battle
 # brings its own ships' cards.
 _CARDS = text("UPDATE games SET cards = CAST(:cards AS json) WHERE id = :id")
+
+
+async def own_catalogue(session: AsyncSession, game_id: uuid.UUID) -> Catalogue:
+    """What the game's battles are made of: the shipped content and the library as the game
+    began (games.content), which its replay rebuilds from too. So the next battle is any
+    scenario that was there when the evening began; one written since starts a new game."""
+    content = await session.scalar(select(Game.content).where(Game.id == game_id))
+    return catalogue_with(content)
 
 
 async def move_table_on(
@@ -38,11 +48,11 @@ async def move_table_on(
     The row keeps the scenario it began with: replay_state starts there and meets each stored
     NextBattle in turn."""
     check_command_id(command_id)
-    catalogue = load_catalogue()
-    scenario = scenario_in(catalogue, scenario_id)
     now = time.time() if now is None else now
     key = game_key(game_id)
     async with locked(session_factory, key) as game:
+        catalogue = await own_catalogue(game.session, key)
+        scenario = scenario_in(catalogue, scenario_id)
         command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
         try:
             state, events = next_battle(game.state, scenario, catalogue)

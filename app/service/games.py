@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from app.content import load_catalogue
+from app.content import catalogue_with
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
 from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
@@ -22,6 +22,7 @@ from app.rules.core.messages import message
 
 from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
 from .errors import ServiceError, no_such_game
+from .library import library_content
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
 
@@ -51,7 +52,9 @@ async def create_game(
     Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
     kept in `games.seed`, which leaves the server only in a GM's export."""
-    catalogue = load_catalogue()
+    # The game copies the library as it stands (games.content): editing never changes it.
+    library = await library_content(session_factory)
+    catalogue = catalogue_with(library)
     scenario = scenario_in(catalogue, scenario_id)
     if seed is not None and not 0 <= seed < 2**63:
         raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
@@ -76,6 +79,7 @@ async def create_game(
             state=rest,
             cards=cards,
             gm_token_hash=token_hash(gm_token),
+            content=library or None,
         )
         try:
             async with locked(session_factory, game_id, new=game) as created:

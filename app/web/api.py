@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from sqlalchemy import text
 
 from app import service
-from app.content import load_catalogue
 from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
+from app.service.library import game_catalogue
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
@@ -192,10 +192,11 @@ class VersionOut(BaseModel):
 
 
 @router.get("/scenarios")
-async def list_scenarios() -> dict[str, Any]:
-    """The scenarios a game can start from, with each ship's stations (what a seat can man),
-    the characters players may take, and the optional rules modules."""
-    catalogue = load_catalogue()
+async def list_scenarios(session_factory: SessionFactoryDep) -> dict[str, Any]:
+    """The scenarios a game can start from (built-in and the content library's), with each
+    ship's stations (what a seat can man), the characters players may take, and the optional
+    rules modules."""
+    catalogue = await game_catalogue(session_factory)
     scenarios = []
     for scenario in catalogue.scenarios.values():
         ships = [

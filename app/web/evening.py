@@ -9,10 +9,10 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.content import load_catalogue
 from app.deps import GameId, SessionFactoryDep
 from app.service import ServiceError, load_state
-from app.service.evening import move_table_on
+from app.service.commands import game_key
+from app.service.evening import move_table_on, own_catalogue
 
 from .gm import GmOnly
 from .render import render_template
@@ -23,7 +23,9 @@ router = APIRouter(tags=["gm"])
 
 async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLResponse:
     _, state = await load_state(session_factory, game_id)
-    scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    async with session_factory() as session:
+        catalogue = await own_catalogue(session, game_key(game_id))
+    scenarios = sorted(catalogue.scenarios.values(), key=lambda s: s.name)
     html = render_template(
         "_gm_evening.html",
         scenarios=scenarios,

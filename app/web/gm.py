@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.content import load_catalogue
+from app.content import builtin_files
 from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
@@ -36,6 +36,7 @@ from app.service import (
 )
 from app.service.commands import command_fields, game_key
 from app.service.games import games_held
+from app.service.library import game_catalogue
 from app.service.seats import free_address, seen_recently
 
 from .fields import decimal_number, is_whole_number, whole_number
@@ -89,10 +90,14 @@ async def lobby_page(
 ) -> HTMLResponse:
     """The lobby, with the reason the last game could not be made if it could not."""
     token = csrf_token(request)
-    scenarios = sorted(load_catalogue().scenarios.values(), key=lambda s: s.name)
+    # Built-in and custom scenarios together (the content library, issue 33), custom ones marked.
+    scenarios = sorted(
+        (await game_catalogue(session_factory)).scenarios.values(), key=lambda s: s.name
+    )
     html = render_template(
         "gm_lobby.html",
         scenarios=scenarios,
+        custom={s.id for s in scenarios} - set(builtin_files()["scenario"]),
         modules=MODULES,
         csrf=token,
         error=error.message if error else None,
@@ -114,7 +119,9 @@ async def new_game(
 ) -> Response:
     try:
         chosen = whole_number(seed, "seed", 0, SEED_MAX) if seed.strip() else None
-        switched_on, switched_off = await _lobby_modules(request, scenario, modules or [])
+        switched_on, switched_off = await _lobby_modules(
+            request, session_factory, scenario, modules or []
+        )
         game_id, _, gm_token = await create_game(
             session_factory, scenario, chosen, switched_on, modules_off=switched_off
         )
@@ -126,13 +133,13 @@ async def new_game(
 
 
 async def _lobby_modules(
-    request: Request, scenario_id: str, extra: list[str]
+    request: Request, session_factory: SessionFactoryDep, scenario_id: str, extra: list[str]
 ) -> tuple[list[str], list[str]]:
     """(on, off). The lobby lists each scenario's modules as `modules.<scenario>` boxes, ticked
     as the scenario has them: what the GM ticks for the chosen one is the game's set. A form
     without them (a script's) only switches on the `modules` it names."""
     form = await request.form()
-    scenario = load_catalogue().scenarios.get(scenario_id)
+    scenario = (await game_catalogue(session_factory)).scenarios.get(scenario_id)
     if not form.get("choose_modules") or scenario is None:
         return extra, []
     ticked = {str(m) for m in form.getlist(f"modules.{scenario_id}")} | set(extra)

@@ -16,7 +16,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
-from app.content import load_catalogue
 from app.deps import SessionFactoryDep, seat_cookie
 from app.network import lan_ip
 from app.rules import display_view
@@ -91,13 +90,11 @@ def _choices(state: dict[str, Any]) -> dict[str, Any]:
     view = display_view(state)
     ships = [s for s in view["ships"] if s["crew"] == "players" and not s["destroyed"]]
     taken = {st["character"] for s in view["ships"] for st in s["stations"] if st["character"]}
-    catalogue = load_catalogue()
+    # From the game's own copy: a game keeps the characters it began with (library ones too).
     characters = [
-        {"id": ch.id, "name": ch.name, "blurb": ch.blurb}
-        for ch in catalogue.characters.values()
-        if ch.id in state["characters"]
-        and ch.id not in taken
-        and state["characters"][ch.id]["status"] != "dead"
+        {"id": ch["id"], "name": ch["name"], "blurb": ch["blurb"]}
+        for _, ch in sorted(state["characters"].items())
+        if ch["id"] not in taken and ch["status"] != "dead"
     ]
     # Every station taken: the page offers the projector's view to watch from instead of a form.
     full = bool(ships) and all(st["crew"] for s in ships for st in s["stations"])

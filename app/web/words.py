@@ -525,6 +525,12 @@ SENTENCES: dict[str, Sentence] = {
     "bad_csrf": N_("This page is out of date: reload it and try again."),
     "bad_seed": N_("A seed is a whole number from 0 to {most}."),
     "command_id_reused": N_("That command id was already used for another command; send a new id."),
+    "content_kind_unknown": N_("There is no kind of content called '{kind}'."),
+    "content_problem": N_("{file}, {field}: {problem}"),
+    "content_saved_since": N_(
+        "'{id}' was saved by someone else since you opened it (it is now version {version}): "
+        "open it again to see their changes."
+    ),
     "cross_site": N_("This page is not one of the game's own."),
     "gm_link_needed": N_(
         "Only the GM can open this: use the GM link the server printed when it started."
@@ -542,6 +548,7 @@ SENTENCES: dict[str, Sentence] = {
         "There is no game with the code {code}. Check the code on the projector."
     ),
     "no_such_command": N_("There is no command called '{command}'."),
+    "no_such_content": N_("There is no {kind} '{id}' in the content library."),
     "no_such_game": N_("There is no such game."),
     "no_such_page": N_("There is no such page."),
     "no_such_scenario": N_("There is no scenario called '{scenario}'; known: {known}."),
@@ -556,6 +563,11 @@ SENTENCES: dict[str, Sentence] = {
     "not_your_seat": N_("A seat can only free itself."),
     "not_your_ship": N_("You can only give orders aboard your own ship."),
     "not_your_station": N_("You can only give orders for your own station."),
+    "organiser_key_needed": N_(
+        "The content editor needs the organiser key, which the server printed when it started "
+        "(BRIDGECREW_ORGANISER_KEY sets it). A game's GM link does not open it."
+    ),
+    "organiser_key_wrong": N_("That is not this server's organiser key."),
     "phone_holds_no_seat": N_("This phone holds no seat in this game."),
     "request_malformed": N_("The request is not well formed."),
     "request_refused": N_("The request was refused."),

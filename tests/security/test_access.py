@@ -91,7 +91,13 @@ def test_the_projector_and_strangers_can_change_nothing(table: Table) -> None:
     for method, path in routes:
         if (method, path) in OPEN_TO_ALL:
             continue
-        url = path.format(game_id=table.game_id, seat_id=seat["seat_id"], code=table.join_code)
+        url = path.format(
+            game_id=table.game_id,
+            seat_id=seat["seat_id"],
+            code=table.join_code,
+            kind="ship",  # the content editor's routes (issue 33)
+            item_id="frigate",
+        )
         answer = client.request(
             method,
             url,

@@ -1,0 +1,404 @@
+"""The organisers' content editor (issue 33): ship classes, decks, characters and scenarios
+(with their zone maps) in the content library, which every game on this server can use.
+
+Content is shared by the whole server, so the editor opens with the organiser key that
+`bridgecrew serve` prints (settings.organiser_key), never with a game's GM or seat token. The key
+rides in the printed link once, then in a cookie of its own. Who saves a version is the name the
+organiser gives the editor (a cookie too); the key says only that they may.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.content import load_catalogue
+from app.deps import SessionFactoryDep
+from app.rules import display_view
+from app.rules.content import (
+    CARD_KINDS,
+    CREWS,
+    KIND_REACH,
+    MODULES,
+    QUALITIES,
+    RANGE_BANDS,
+    ROLES,
+    SYSTEMS,
+    Catalogue,
+    ContentError,
+)
+from app.rules.content.zone_content import MAP_KINDS, TERRAINS
+from app.rules.core.messages import message
+from app.service import ServiceError
+from app.service.library import (
+    KINDS,
+    ContentProblems,
+    check_item,
+    copy_of,
+    game_catalogue,
+    history,
+    is_builtin,
+    item_data,
+    items,
+    library_content,
+    preview_state,
+    restore,
+    save_item,
+    save_items,
+)
+from app.service.library_files import file_name, read_files, scenario_files, to_toml, zipped
+
+from .editor_form import Data, apply_action, blank, data_from_form, loose
+from .fields import checked_name, whole_number
+from .render import render_template
+from .screen import CsrfChecked, csrf_token, error_page, page, set_cookie
+
+router = APIRouter(tags=["editor"])
+
+KEY_COOKIE = "bc_organiser"
+NAME_COOKIE = "bc_editor_name"
+
+
+def _key_matches(request: Request, key: str) -> bool:
+    wanted = request.app.state.settings.organiser_key
+    return bool(key) and hmac.compare_digest(key.encode(), wanted.encode())
+
+
+async def organiser_only(request: Request) -> None:
+    """The organiser key's cookie, or a refusal (a page: people open these URLs)."""
+    if not _key_matches(request, request.cookies.get(KEY_COOKIE, "")):
+        raise ServiceError("ORGANISER_ONLY", message("organiser_key_needed"), 403)
+
+
+OrganiserOnly = Annotated[None, Depends(organiser_only)]
+
+
+def author(request: Request) -> str:
+    """Who saves: the name this browser gave the editor, else 'organiser'."""
+    return request.cookies.get(NAME_COOKIE, "") or "organiser"
+
+
+def refused(request: Request, error: ServiceError) -> HTMLResponse:
+    """A refusal as a page; the organiser key's refusal offers the key's form."""
+    if error.code != "ORGANISER_ONLY":
+        return error_page(request, error)
+    token = csrf_token(request)
+    html = render_template("editor_key.html", csrf=token, message=error.message, code=error.code)
+    return page(html, token, error.status)
+
+
+@router.get("/editor", response_class=HTMLResponse)
+async def home(
+    request: Request, session_factory: SessionFactoryDep, organiser_token: str | None = None
+) -> Response:
+    if organiser_token is not None:
+        # The printed link: keep the key in a cookie and off the address bar.
+        if not _key_matches(request, organiser_token):
+            return refused(
+                request, ServiceError("ORGANISER_ONLY", message("organiser_key_wrong"), 403)
+            )
+        response = RedirectResponse("/editor", status_code=303)
+        set_cookie(response, KEY_COOKIE, organiser_token)
+        return response
+    try:
+        await organiser_only(request)
+    except ServiceError as error:
+        return refused(request, error)
+    return await home_page(request, session_factory)
+
+
+async def home_page(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    problems: ContentProblems | None = None,
+    imported: int | None = None,
+) -> HTMLResponse:
+    """The home screen, with an import's problems (each naming its file and field) or count."""
+    token = csrf_token(request)
+    html = render_template(
+        "editor.html",
+        csrf=token,
+        kinds=KINDS,
+        items=await items(session_factory),
+        author=author(request),
+        problems=problems.problems if problems else [],
+        imported=imported,
+    )
+    return page(html, token, 400 if problems else 200)
+
+
+@router.post("/editor/key")
+async def typed_key(
+    request: Request, csrf: CsrfChecked, key: Annotated[str, Form()] = ""
+) -> Response:
+    """The key typed in, for an organiser who has it but not the printed link."""
+    if not _key_matches(request, key.strip()):
+        return refused(request, ServiceError("ORGANISER_ONLY", message("organiser_key_wrong"), 403))
+    response = RedirectResponse("/editor", status_code=303)
+    set_cookie(response, KEY_COOKIE, key.strip())
+    return response
+
+
+@router.post("/editor/name")
+async def my_name(
+    request: Request, csrf: CsrfChecked, organiser: OrganiserOnly, name: Annotated[str, Form()]
+) -> Response:
+    """The name versions this browser saves are signed with."""
+    try:
+        chosen = checked_name(name)
+    except ServiceError as error:
+        return error_page(request, error)
+    response = RedirectResponse("/editor", status_code=303)
+    set_cookie(response, NAME_COOKIE, chosen)
+    return response
+
+
+@router.get("/editor/{kind}/{item_id}/export")
+async def export(
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    version: int | None = None,
+) -> Response:
+    """One item as its TOML file; a scenario as a zip of its folder, with the library's ship
+    classes and decks it uses."""
+    data, _ = await item_data(session_factory, _kind(kind), item_id, version)
+    if kind != "scenario":
+        name = file_name(kind, item_id).rpartition("/")[2]
+        return _download(to_toml(data).encode(), name, "application/toml")
+    files = scenario_files(item_id, data, await library_content(session_factory))
+    return _download(zipped(files, "scenarios"), f"{item_id}.zip", "application/zip")
+
+
+def _download(body: bytes, name: str, media_type: str) -> Response:
+    # Ids are plain (a-z, 0-9, - and _), so the file name needs no quoting beyond this.
+    disposition = f'attachment; filename="{name}"'
+    return Response(body, media_type=media_type, headers={"Content-Disposition": disposition})
+
+
+@router.post("/editor/import")
+async def import_files(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    files: list[UploadFile],
+) -> Response:
+    """TOML files, a folder's files or a zip of a folder: all are saved, or none."""
+    uploads = [(upload.filename or "(unnamed)", await upload.read()) for upload in files]
+    try:
+        changes = read_files(uploads)
+        await save_items(session_factory, changes, author(request))
+    except ContentProblems as problems:
+        return await home_page(request, session_factory, problems)
+    return await home_page(request, session_factory, imported=len(changes))
+
+
+def _kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ServiceError("NO_SUCH_CONTENT", message("content_kind_unknown", kind=kind), 404)
+    return kind
+
+
+# --- Editing one item ----------------------------------------------------------------------------
+
+
+async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, Any]:
+    """Every picker's options, (value, words): what the item may refer to, by name."""
+    try:
+        catalogue = await game_catalogue(session_factory)
+    except ContentError:  # the library no longer fits the shipped content: pick from that
+        catalogue = load_catalogue()
+    zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
+    return {
+        # The engine's own words as their ids: the template says them in the reader's language.
+        "roles": ROLES,
+        "card_kinds": CARD_KINDS,
+        "systems": SYSTEMS,
+        "bands": [b.id for b in RANGE_BANDS],
+        # A weapon's kind is any id; the modules know some (M-WEAPONS), the ships use others.
+        "weapon_kinds": sorted(set(KIND_REACH) | _kinds_used(catalogue)),
+        "terrains": TERRAINS,
+        "crews": CREWS,
+        "qualities": QUALITIES,
+        "map_kinds": MAP_KINDS,
+        "modules": MODULES,
+        "decks": [
+            (d.id, d.name, d.role, len(d.cards))
+            for d in sorted(catalogue.decks.values(), key=lambda d: (d.role, d.name))
+        ],
+        "ship_classes": [
+            (s.id, s.name, None, None)
+            for s in sorted(catalogue.ships.values(), key=lambda s: s.name)
+        ],
+        "zones": [
+            (str(z.get("id")), str(z.get("name")), None, None)
+            for z in zones or []
+            if isinstance(z, dict)
+        ],
+    }
+
+
+def _kinds_used(catalogue: Catalogue) -> set[str]:
+    return {w.kind for ship in catalogue.ships.values() for w in ship.weapons if w.kind}
+
+
+async def _item_page(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    kind: str,
+    data: Data,
+    version: int,
+    problems: list[ContentError] | None = None,
+    saved: int | None = None,
+) -> HTMLResponse:
+    token = csrf_token(request)
+    html = render_template(
+        "editor_item.html",
+        csrf=token,
+        kind=kind,
+        data=loose(data),
+        empty=loose({}),
+        version=version,
+        problems=problems or [],
+        saved=saved,
+        choices=await _choices(session_factory, data),
+    )
+    return page(html, token, 400 if problems else 200)
+
+
+@router.get("/editor/{kind}/new", response_class=HTMLResponse)
+async def new_item(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    copy: str | None = None,
+) -> Response:
+    """A new item: a copy of a built-in or custom one, or a blank one to fill in."""
+    kind = _kind(kind)
+    taken = {info.id for info in (await items(session_factory))[kind]}
+    if copy:
+        original, _ = await item_data(session_factory, kind, copy)
+        data = copy_of(kind, original, taken)
+    else:
+        data = blank(kind, taken)
+    return await _item_page(request, session_factory, kind, data, 0)
+
+
+@router.get("/editor/{kind}/{item_id}", response_class=HTMLResponse)
+async def edit_item(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    saved: int | None = None,
+) -> Response:
+    kind = _kind(kind)
+    if is_builtin(kind, item_id):  # built-ins are files on the server: edit a copy
+        return RedirectResponse(f"/editor/{kind}/new?copy={item_id}", status_code=303)
+    data, version = await item_data(session_factory, kind, item_id)
+    return await _item_page(request, session_factory, kind, data, version, saved=saved)
+
+
+@router.post("/editor/{kind}/form", response_class=HTMLResponse)
+async def item_form(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+) -> Response:
+    """The form sent: saved, or shown again with a row added or taken out, or with every
+    problem beside its field (nothing saved)."""
+    kind = _kind(kind)
+    form = await request.form()
+    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
+    action = str(form.get("action", "save"))
+    if action != "save":
+        return await _item_page(
+            request, session_factory, kind, apply_action(kind, data, action), version
+        )
+    try:
+        saved = await save_item(
+            session_factory, kind, data, author(request), expected_version=version
+        )
+    except ContentProblems as refused:
+        return await _item_page(request, session_factory, kind, data, version, refused.problems)
+    return RedirectResponse(f"/editor/{kind}/{data['id']}?saved={saved}", status_code=303)
+
+
+@router.post("/editor/{kind}/preview", response_class=HTMLResponse)
+async def preview(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+) -> Response:
+    """The item as the screens will show it, or what keeps it from checking."""
+    kind = _kind(kind)
+    form = await request.form()
+    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    library = await library_content(session_factory)
+    try:
+        state = preview_state(kind, data, library)
+        item = check_item(kind, data, kind)
+    except ContentProblems as refused:
+        html = render_template("editor_preview.html", problems=refused.problems, kind=kind)
+        return HTMLResponse(html)
+    view = display_view(state) if state is not None else None
+    html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
+    return HTMLResponse(html)
+
+
+# --- Versions -------------------------------------------------------------------------------------
+
+
+@router.get("/editor/{kind}/{item_id}/history", response_class=HTMLResponse)
+async def item_history(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+) -> Response:
+    kind = _kind(kind)
+    data, version = await item_data(session_factory, kind, item_id)
+    token = csrf_token(request)
+    html = render_template(
+        "editor_history.html",
+        csrf=token,
+        kind=kind,
+        data=data,
+        current=version,
+        versions=await history(session_factory, kind, item_id),
+    )
+    return page(html, token)
+
+
+@router.post("/editor/{kind}/{item_id}/restore")
+async def restore_version(
+    request: Request,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
+    organiser: OrganiserOnly,
+    kind: str,
+    item_id: str,
+    version: Annotated[int, Form()],
+) -> Response:
+    """An earlier version as the newest again, if it still fits the library as it is now."""
+    kind = _kind(kind)
+    try:
+        saved = await restore(session_factory, kind, item_id, version, author(request))
+    except ContentProblems as refused:
+        data, _ = await item_data(session_factory, kind, item_id, version)
+        current = (await item_data(session_factory, kind, item_id))[1]
+        return await _item_page(request, session_factory, kind, data, current, refused.problems)
+    return RedirectResponse(f"/editor/{kind}/{item_id}?saved={saved}", status_code=303)

@@ -1,0 +1,253 @@
+"""The editor's forms as item data and back: each field is named by its path in the item, as the
+content checks name fields (`stations[1].track.boxes`), with how to read it after a `|`:
+
+    int    a whole number (left as typed when it is not one, for the checks to name)
+    ints   whole numbers separated by commas (red boxes, a bonus table)
+    bool   a checkbox after a hidden "false": ticked sends "true" too
+    list   the ticked boxes' values (zones a zone touches); a hidden empty value makes the list
+    json   a part the form does not edit, kept as it was (a hit table, translations)
+
+Anything else is text. An empty field is left out, so an optional one takes its default and a
+required one is named by the checks. Rows are added and removed by the form's own buttons
+(`add:<list>`, `remove:<list>[<n>]`), which change the data and show the form again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+Data = dict[str, Any]
+_STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+# The form's own fields, and the command id static/js/app.js gives every htmx request.
+NOT_ITEM = frozenset({"csrf", "action", "version", "command_id"})
+ROWS_MAX = 200  # rows a form may name in one list: beyond any cap of the content
+
+
+def _steps(path: str) -> list[str | int]:
+    return [name if name else int(index) for name, index in _STEP.findall(path)]
+
+
+def _value(kind: str, values: list[str]) -> Any:
+    last = values[-1].strip() if values else ""
+    if kind == "bool":
+        return "true" in values
+    if kind == "list":
+        return [v for v in values if v]
+    if kind == "int":
+        return int(last) if re.fullmatch(r"-?\d{1,9}", last) else last
+    if kind == "ints":
+        parts = [p.strip() for p in last.split(",") if p.strip()]
+        return [int(p) if re.fullmatch(r"-?\d{1,9}", p) else p for p in parts]
+    if kind == "json":
+        try:
+            return json.loads(last)
+        except ValueError:
+            return last
+    return values[-1]
+
+
+def data_from_form(pairs: Iterable[tuple[str, str]]) -> Data:
+    """The item the form describes (see the module's words), without the form's own fields."""
+    grouped: dict[str, list[str]] = {}
+    for key, value in pairs:
+        if key not in NOT_ITEM and not key.startswith("_"):
+            grouped.setdefault(key, []).append(value)
+    root: Data = {}
+    for key, values in grouped.items():
+        path, _, kind = key.partition("|")
+        value = _value(kind, values)
+        steps = _steps(path)
+        if value == "" or not steps or any(isinstance(s, int) and s >= ROWS_MAX for s in steps):
+            continue
+        _put(root, steps, value)
+    compacted: Data = _compact(root)
+    return compacted
+
+
+def _put(root: Any, steps: list[str | int], value: Any) -> None:
+    here = root
+    for step, following in itertools.pairwise(steps):
+        fresh: Any = {} if isinstance(following, str) else {"__rows__": True}
+        here = here.setdefault(step, fresh)
+    here[steps[-1]] = value
+
+
+def _compact(node: Any) -> Any:
+    """Rows are gathered by number (a removed row leaves a gap) and become lists in order."""
+    if isinstance(node, dict):
+        if node.get("__rows__"):
+            return [_compact(node[k]) for k in sorted(k for k in node if isinstance(k, int))]
+        return {k: _compact(v) for k, v in node.items()}
+    return node
+
+
+def fresh_id(base: str, taken: Iterable[str]) -> str:
+    used = set(taken)
+    if base not in used:
+        return base
+    return next(f"{base}-{n}" for n in range(2, len(used) + 3) if f"{base}-{n}" not in used)
+
+
+def _row(kind: str, list_path: str, data: Data) -> Data:
+    """A new row for a list, filled in so it checks where it can."""
+    count = len(_at(data, list_path) or [])
+    n = count + 1
+    if list_path == "stations":
+        return {"role": "weapons", "deck": "weapons", "track": {"boxes": 4, "red": []}}
+    if list_path == "weapons":
+        return {"id": f"weapon-{n}", "name": f"Weapon {n}", "damage": 1, "max_range": "close"}
+    if list_path in ("cards", "skill_cards"):
+        card_kind = "any" if list_path == "skill_cards" else _card_kind(data.get("role"))
+        return {"name": f"Card {n}", "value": 1, "kind": card_kind, "effect": "…", "copies": 1}
+    if list_path == "map.zones":
+        ids = [str(z.get("id")) for z in _at(data, "map.zones") or [] if isinstance(z, dict)]
+        return {
+            "id": fresh_id(f"zone-{n}", ids),
+            "name": f"Zone {n}",
+            "terrain": "open",
+            "x": min(10 + 18 * (count % 5), 100),
+            "y": min(15 + 25 * (count // 5), 90),
+            "touches": [],
+        }
+    # A ship of the scenario: in the map's first zone, or on a square.
+    zones = _at(data, "map.zones") if _at(data, "map.kind") == "zones" else None
+    ids = [str(s.get("id")) for s in _at(data, "ships") or [] if isinstance(s, dict)]
+    where: Data = {"zone": zones[0].get("id", "")} if zones else {"x": n, "y": n}
+    return {
+        "id": fresh_id(f"ship-{n}", ids),
+        "name": f"Ship {n}",
+        "ship_class": "frigate",
+        "crew": "players",
+        "side": "players",
+        **where,
+        "shields_active": False,
+    }
+
+
+def _card_kind(role: Any) -> str:
+    kinds = {
+        "weapons": "attack",
+        "engineering": "repair",
+        "pilot": "helm",
+        "comms": "ewar",
+        "captain": "command",
+    }
+    return kinds.get(str(role), "any")
+
+
+def _at(data: Any, path: str) -> Any:
+    here = data
+    for step in _steps(path):
+        if isinstance(step, int):
+            here = here[step] if isinstance(here, list) and step < len(here) else None
+        else:
+            here = here.get(step) if isinstance(here, dict) else None
+    return here
+
+
+def apply_action(kind: str, data: Data, action: str) -> Data:
+    """`add:<list>` appends a new row, `remove:<list>[<n>]` takes one out; the data is changed
+    in place and returned. Anything else leaves it as it is."""
+    verb, _, path = action.partition(":")
+    if verb == "add" and path in ROWS:
+        rows = _at(data, path)
+        if not isinstance(rows, list):
+            rows = []
+            steps = _steps(path)
+            _put(data, steps, rows)
+        if len(rows) < ROWS_MAX:
+            rows.append(_row(kind, path, data))
+    elif verb == "remove" and (found := re.fullmatch(r"(.+)\[(\d+)\]", path)):
+        rows = _at(data, found.group(1))
+        index = int(found.group(2))
+        if found.group(1) in ROWS and isinstance(rows, list) and index < len(rows):
+            removed = rows.pop(index)
+            if found.group(1) == "map.zones" and isinstance(removed, dict):
+                _untouch(rows, removed.get("id"))
+    return data
+
+
+def _untouch(zones: list[Any], zone_id: Any) -> None:
+    """A removed zone leaves the touches of the zones it touched."""
+    for zone in zones:
+        if isinstance(zone, dict) and isinstance(zone.get("touches"), list):
+            zone["touches"] = [t for t in zone["touches"] if t != zone_id]
+
+
+ROWS = ("stations", "weapons", "cards", "skill_cards", "ships", "map.zones")
+
+
+def blank(kind: str, taken: Iterable[str]) -> Data:
+    """A new item to start from scratch, filled in so it checks."""
+    new_id = fresh_id(f"new-{kind}", taken)
+    if kind == "ship":
+        return {
+            "id": new_id,
+            "name": "New ship class",
+            "hull_size": 10,
+            "defence": 4,
+            "systems": "normal",
+            "hull": {"boxes": 10, "red": [5]},
+            "shields": {"boxes": 0, "red": []},
+            "stations": [
+                {"role": "engineering", "deck": "engineering", "track": {"boxes": 5, "red": []}}
+            ],
+            "weapons": [],
+        }
+    if kind == "deck":
+        card = {"name": "Card", "value": 1, "kind": "attack", "effect": "…", "copies": 6}
+        return {"id": new_id, "name": "New deck", "role": "weapons", "cards": [card]}
+    if kind == "character":
+        card = {"name": "Skill", "value": 2, "kind": "any", "effect": "…", "copies": 2}
+        return {
+            "id": new_id,
+            "name": "New character",
+            "strength": 8,
+            "dexterity": 8,
+            "endurance": 8,
+            "skill_cards": [card],
+        }
+    zones = [
+        {"id": f"zone-{n}", "name": f"Zone {n}", "terrain": "open", "x": x, "y": 45, "touches": []}
+        for n, x in ((1, 20), (2, 80))
+    ]
+    zones[0]["touches"], zones[1]["touches"] = ["zone-2"], ["zone-1"]
+    data: Data = {
+        "id": new_id,
+        "name": "New scenario",
+        "description": "A new battle.",
+        "map": {"kind": "zones", "zones": zones},
+        "ships": [],
+    }
+    for side, zone, crew, ship_class in (
+        ("players", "zone-1", "players", "frigate"),
+        ("raiders", "zone-2", "npc", "raider"),
+    ):
+        ship = _row(kind, "ships", data)
+        data["ships"].append(
+            {**ship, "side": side, "zone": zone, "crew": crew, "ship_class": ship_class}
+        )
+    return data
+
+
+class Loose(dict[str, Any]):
+    """An item for the form's template: a field it does not have reads as None (the form
+    shows it empty) instead of failing the render, as the strict templates would."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+    def __missing__(self, key: str) -> Any:
+        return None
+
+
+def loose(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Loose({key: loose(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return [loose(item) for item in value]
+    return value

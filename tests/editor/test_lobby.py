@@ -1,0 +1,52 @@
+"""The lobby (issue 33): built-in and custom scenarios together, with their descriptions; a
+custom one starts a game like a built-in."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.service.library_files import to_toml
+from app.settings import Settings
+
+from .content import ship_copy, zone_scenario
+
+PAGE = {"Accept": "text/html"}
+
+
+def test_custom_scenarios_are_listed_with_the_built_ins_and_start(
+    client: TestClient, settings: Settings
+) -> None:
+    client.get(f"/editor?organiser_token={settings.organiser_key}")
+    csrf = client.cookies["bc_csrf"]
+    scenario = {**zone_scenario(), "description": "Circle the <ring> & win."}
+    files = [
+        ("files", ("ships/gunboat.toml", to_toml(ship_copy()).encode(), "application/toml")),
+        ("files", ("ring-fight.toml", to_toml(scenario).encode(), "application/toml")),
+    ]
+    assert client.post("/editor/import", data={"csrf": csrf}, files=files).status_code == 200
+
+    lobby = client.get("/gm", headers=PAGE)
+    assert "Skirmish at the Gate" in lobby.text and "Ring Fight" in lobby.text
+    assert "Circle the &lt;ring&gt; &amp; win." in lobby.text
+    assert lobby.text.count('class="badge"') == 1  # only the custom one is marked
+
+    made = client.post(
+        "/gm",
+        data={"csrf": csrf, "scenario": "ring-fight", "choose_modules": "1"},
+        follow_redirects=False,
+    )
+    assert made.status_code == 303, made.text
+    dashboard = client.get(made.headers["location"], headers=PAGE)
+    assert dashboard.status_code == 200 and "Hawk" in dashboard.text
+
+
+def test_the_api_lists_custom_scenarios_too(client: TestClient, settings: Settings) -> None:
+    client.get(f"/editor?organiser_token={settings.organiser_key}")
+    csrf = client.cookies["bc_csrf"]
+    files = [
+        ("files", ("ships/gunboat.toml", to_toml(ship_copy()).encode(), "application/toml")),
+        ("files", ("ring-fight.toml", to_toml(zone_scenario()).encode(), "application/toml")),
+    ]
+    client.post("/editor/import", data={"csrf": csrf}, files=files)
+    listed = {s["id"]: s for s in client.get("/api/scenarios").json()["scenarios"]}
+    assert "skirmish" in listed and listed["ring-fight"]["ships"][0]["class"] == "gunboat"
