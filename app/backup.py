@@ -32,7 +32,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.content import load_catalogue
+from app.content import catalogue_with
 from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
 from app.rules import (
     Actor,
@@ -45,6 +45,7 @@ from app.rules import (
     shared_view,
     station_view,
 )
+from app.rules.content import ContentError
 from app.service import ServiceError
 from app.service.commands import canonical, deadline_columns, locked, sender_of
 from app.service.games import JOIN_ALPHABET, token_hash
@@ -263,6 +264,8 @@ OPTIONAL_GAME_FIELDS: Mapping[str, tuple[Callable[[Any], bool], str]] = {
     "deadline_at": (_maybe(_time), "a time or null"),
     "deadline_kind": (_maybe(_text), "text or null"),
     "deadline_version": (_maybe(_whole), "a whole number or null"),
+    # The organisers' content as the game began (games.content): its replay is built from it.
+    "content": (_maybe(_object), "an object or null"),
 }
 
 
@@ -319,8 +322,13 @@ def _shape(reference: Json, value: Json, where: str) -> None:
 def _check_state(game: Json) -> Json:
     """The state as the engine would hold it, once it has a new game's shape: every ship with
     stations, each ship and station with a new ship's and station's parts."""
-    catalogue = load_catalogue()
-    scenario = catalogue.scenarios.get(game["scenario"]) or next(iter(catalogue.scenarios.values()))
+    try:
+        catalogue = catalogue_with(game.get("content"))
+    except (ContentError, ValueError, TypeError, AttributeError) as error:
+        raise _bad("game", f"has content that does not load ({error})") from None
+    scenario = catalogue.scenarios.get(game["scenario"])
+    if scenario is None:
+        raise _bad("game", f"is of a scenario this server does not have ({game['scenario']!r})")
     fresh = new_game(scenario, catalogue, seed=rng.keyed(bytes(rng.KEY_BYTES)))
     state: Json = canonical(game["state"])
     top = {key: part for key, part in fresh.items() if key not in ("ships", "map")}
@@ -457,6 +465,7 @@ async def import_game(
         join_code=join_code,
         scenario=game["scenario"],
         seed=game["seed"],
+        content=game.get("content"),
         version=version,
         state=rest,
         cards=cards,

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.backup import BackupError, check_export, export_game, import_game
 
 from app.service import ServiceError, create_game, load_state, replay_state
 from app.service.library import (
@@ -172,3 +176,26 @@ async def test_a_game_keeps_the_library_it_began_with(session_factory: Factory) 
     assert await replay_state(session_factory, game_id) == state
     new_id, _, _ = await create_game(session_factory, "ring-fight", seed=3)
     assert (await load_state(session_factory, new_id))[1]["ships"]["hawk"]["defence"] == 9
+
+
+async def test_a_custom_game_moves_by_export_with_its_own_content(session_factory: Factory) -> None:
+    """An export carries the game's copy of the library, so a game of a custom scenario imports
+    on a server whose library never held it (or no longer does) and replays as before."""
+    await save_item(session_factory, "ship", ship_copy(), "Ada", expected_version=0)
+    await save_item(session_factory, "scenario", zone_scenario(), "Ada", expected_version=0)
+    game_id, _, _ = await create_game(session_factory, "ring-fight", seed=3)
+    _, state = await load_state(session_factory, game_id)
+    data = json.loads(json.dumps(await export_game(session_factory, str(game_id))))
+    async with session_factory() as session, session.begin():
+        await session.execute(text("DELETE FROM games WHERE id = :id"), {"id": game_id})
+        await session.execute(text("DELETE FROM content_versions"))
+        await session.execute(text("DELETE FROM content_items"))
+
+    await import_game(session_factory, data, keep_tokens=True)
+    assert (await load_state(session_factory, game_id))[1] == state
+    assert await replay_state(session_factory, game_id) == state
+
+    data["game"]["content"]["ship"]["gunboat"]["defence"] = "high"
+    with pytest.raises(BackupError) as refused:
+        check_export(data)
+    assert refused.value.code == "BAD_BACKUP"
