@@ -13,7 +13,6 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.backup import BackupError, check_export, export_game, import_game
-
 from app.service import ServiceError, create_game, load_state, replay_state
 from app.service.library import (
     CARDS_MAX,
