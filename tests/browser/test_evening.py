@@ -63,8 +63,9 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     shot(display, "projector-next-battle")
     shot(ada, "phone-next-battle")
 
-    # The same phones play the new battle: Ada's order goes through with her old seat.
-    gm.click("#turn button:has-text('Start combat')")
+    # The same phones play the new battle: Ada's order goes through with her old seat. It is the
+    # evening's next combat, and the GM's one start button says so.
+    gm.click("#turn button:has-text('Start the next combat')")
     expect(ada.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     pass_turn(ada)
     gm.click("#turn button:has-text('Close orders')")
