@@ -418,6 +418,9 @@ SENTENCES: dict[str, Sentence] = {
     "no_target_to_repair": N_("Choose a station (or the shields) to repair."),
     "no_timer": N_("No timer is running."),
     "no_weapons": N_("{ship} has no weapons."),
+    "no_weapon_chosen": N_(
+        "Tick the weapons to fire: {ship}'s launchers and grapplers fire only when chosen."
+    ),
     "not_a_launcher": N_("{weapon} is not a torpedo launcher."),
     "not_an_enemy": N_("{ship} is on your side: jam an enemy ship."),
     "not_an_npc_ship": N_("{ship} has a player crew, not a Crew Quality."),
