@@ -82,14 +82,8 @@ async def run_command(
 ) -> CommandResult:
     """Apply one command in a transaction of its own. `now` (epoch seconds) is the clock the
     engine sees: time.time() unless a sweeper or a test says."""
-    from .seats import follow_crew, seats_ended  # seats.py builds on this module
-
     async with locked(session_factory, game_id) as game:
-        result = await game.apply(command_data, actor, command_id, expected_version, now)
-        moved = await follow_crew(game, result.events)  # M-SEATS-1: rows go where the crew is
-    if moved:
-        seats_ended(game.game_id)
-    return result
+        return await game.apply(command_data, actor, command_id, expected_version, now)
 
 
 @contextlib.asynccontextmanager
