@@ -207,3 +207,14 @@ class _Seat:
 
 def _ticks(target: str, html: str) -> list[tuple[str, str]]:
     return [(f"weapons_{target}", w) for w in checked(html, target)]
+
+
+# rule: G-HIT-4
+def test_g_hit_4_the_sent_order_names_the_weapons_that_will_fire() -> None:
+    state = torpedo_run(viper=(6, 5))
+    cards = give(state, "harrier", "weapons", 4)
+    chosen = ("rail-gun", "launcher")
+    state = run(state, order("harrier", "weapons", "attack", cards, target="viper", weapons=chosen))
+    sent = text(weapons_page(state))
+    assert "Sent: Attack (4) → Viper with Spinal Rail Gun, Torpedo Launcher." in sent
+    assert "→ Viper mit Rückgrat-Railgun, Torpedowerfer." in text(weapons_page(state, "de"))
