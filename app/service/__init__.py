@@ -10,7 +10,6 @@ from .commands import (
     Viewer,
     canonical,
     replay_state,
-    run_command,
 )
 from .demo import create_demo_game, ensure_demo_game
 from .errors import ServiceError
@@ -25,6 +24,7 @@ from .games import (
     token_hash,
     view_for,
 )
+from .positions import run_command  # commands.run_command, with the seat rows following the crew
 from .seats import (
     SeatInfo,
     create_seat,

@@ -8,6 +8,7 @@ tokens (as when seats end) so none acts for the old station from a remembered an
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy import select
 
@@ -17,7 +18,7 @@ from app.rules.core.messages import message
 
 from .commands import CommandResult, SessionFactory, game_key, locked
 from .errors import ServiceError
-from .seats import realign, seats_ended
+from .seats import follow_crew, realign, seats_ended
 
 
 async def change_position(
@@ -41,6 +42,22 @@ async def change_position(
             command_id,
         )
         moved = await realign(game)
+    if moved:
+        seats_ended(key)
+    return result
+
+
+async def run_command(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, *command: Any, **options: Any
+) -> CommandResult:
+    """`commands.run_command` (same arguments), with the seat rows kept where the engine has its
+    crew: a queued move happens however its station frees (a fall, an undo, the GM), in any
+    command, and the phone must act for the station it was moved to (M-SEATS-1). This is the
+    one app.service exports."""
+    key = game_key(game_id)
+    async with locked(session_factory, key) as game:
+        result = await game.apply(*command, **options)
+        moved = await follow_crew(game, result.events)
     if moved:
         seats_ended(key)
     return result

@@ -508,6 +508,17 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
 
 # --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
 
+# Events after which the engine may have the crew somewhere its seat rows do not say: a queued
+# move that happened (however its station freed), a fallen character carried off, an undo.
+CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
+
+
+async def follow_crew(game: LockedGame, events: Iterable[dict[str, object]]) -> bool:
+    """`realign` when this command's events may have moved crew; True when a row changed."""
+    if not any(event.get("type") in CREW_MOVED for event in events):
+        return False
+    return await realign(game)
+
 
 async def realign(game: LockedGame) -> bool:
     """Make the game's live seat rows name the stations the engine has their crew at; a seat

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from typing import Any
 
 from app.rules.core.messages import Message, message
+from app.rules.core.names import CREW_NAME_LENGTH
+from app.rules.core.names import name_problem as rules_name_problem
 from app.service import ServiceError
 
 # ASCII digits only: str.isdigit() also accepts '²' and '٣', which int() refuses or reads as
@@ -93,26 +94,13 @@ def plain_form_text(data: Any) -> None:
         raise ServiceError("BAD_VALUE", unprintable) from None
 
 
-NAME_LENGTH = 40
-# Joiners stay: emoji sequences and several scripts need them between visible letters.
-_JOINERS = frozenset("\u200c\u200d")
+NAME_LENGTH = CREW_NAME_LENGTH
 
 
 def name_problem(name: str) -> Message | None:
-    """Why a player's name cannot be shown to the crew as typed, or None. Names are one line of
-    visible text: no control characters, and no invisible format characters such as the bidi
-    overrides and isolates (U+202E turns "Ann" into "nnA" on every screen after it) or zero-width
-    spaces (two names that look alike)."""
-    name = name.strip()
-    if not 1 <= len(name) <= NAME_LENGTH:
-        return message("name_length", most=NAME_LENGTH)
-    for char in name:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS):
-            return message("name_invisible", char=_code_point(char))
-    if all(char in _JOINERS or char.isspace() for char in name):
-        return message("name_not_visible")
-    return None
+    """Why a player's name cannot be shown to the crew as typed, or None: the engine's rule
+    (app/rules/core/names.py), which the GM's names meet too."""
+    return rules_name_problem(name, NAME_LENGTH)
 
 
 def checked_name(name: str) -> str:

@@ -69,6 +69,7 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
             "game.{turn,phase,map,modules}",
             "distances",
             "me.{actions,down,order,role,ship,hand,operational,out_of_reach_now,station,weapons}",
+            "me.default_weapons",
             "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
             "ships.*.{shields,weapons}",
             "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",

@@ -94,7 +94,9 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
     if data["action"] in ("attack", "jam", "release") and target:
         data["target"] = target
     if data["action"] == "attack":
-        data["weapons"] = [str(w) for w in form.getlist("weapons")]
+        # One group of weapons per target ship too, each ticked for its own range.
+        picked = form.getlist(f"weapons_{target}") or form.getlist("weapons")
+        data["weapons"] = [str(w) for w in picked]
         aimed = str(form.get(f"ts_{target}") or "")  # one group of stations per target ship
         if aimed:
             data["target_station"] = aimed

@@ -231,6 +231,10 @@ def order_text(view: View, order: View) -> str:
     if order.get("target_station"):
         station = order["target_station"]
         text += f" ({station})" if order.get("target") else f" → {station}"
+    if order["action"] == "attack" and order.get("weapons"):  # G-HIT-4: what will fire
+        weapons = ship_of(view, order["ship"])["weapons"]
+        names = [content(w["name"]) for w in weapons if w["id"] in order["weapons"]]
+        text += " " + _("with %(weapons)s") % {"weapons": ", ".join(names)}
     if order["action"] == "manoeuvre" and "zone" in order:
         text += f" → {zone_name(view, order['zone'])}"
     elif order["action"] == "manoeuvre":

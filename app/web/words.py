@@ -358,7 +358,6 @@ SENTENCES: dict[str, Sentence] = {
     "bad_characteristic": N_("{field} is between 0 and {most}."),
     "bad_characteristic_field": N_("Set strength, dexterity, endurance or armour."),
     "bad_crew": N_("A ship is crewed by 'npc' or 'players'."),
-    "bad_crew_name": N_("A name is 1 to 40 characters."),
     "bad_effect": N_("An Effect is between 0 and 12."),
     "bad_extension": N_("Extend by 1 to {most} seconds."),
     "bad_magazine": N_("A magazine holds 0 to {most} torpedoes."),
@@ -369,7 +368,6 @@ SENTENCES: dict[str, Sentence] = {
     "bad_modifier_value": N_("A bonus or penalty is between −20 and +20, and not 0."),
     "bad_out_reason": N_("A ship leaves the fight as 'fled' or 'surrendered' (or '')."),
     "bad_repair_points": N_("Repair at least 1 point."),
-    "bad_ship_name": N_("A ship's name is 1 to 60 characters."),
     "bad_ship_value": N_("Set 'defence' (0–20) or 'name' (1–60 characters)."),
     "bad_side": N_("A side is a short lower-case word, like 'players' or 'raiders'."),
     "bad_timer": N_("A turn timer is between 0 (none) and {most} seconds."),
@@ -452,6 +450,9 @@ SENTENCES: dict[str, Sentence] = {
     "no_target_to_repair": N_("Choose a station (or the shields) to repair."),
     "no_timer": N_("No timer is running."),
     "no_weapons": N_("{ship} has no weapons."),
+    "no_weapon_chosen": N_(
+        "Tick the weapons to fire: {ship}'s launchers and grapplers fire only when chosen."
+    ),
     "not_a_launcher": N_("{weapon} is not a torpedo launcher."),
     "not_an_enemy": N_("{ship} is on your side: jam an enemy ship."),
     "not_an_npc_ship": N_("{ship} has a player crew, not a Crew Quality."),

@@ -44,6 +44,7 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
     gm = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
     gm.goto(f"{server.base}/gm")
     gm.click("label.choice:has(input[value=skirmish])")
+    gm.uncheck("input[name='modules.skirmish'][value=npc]")  # the GM passes for Rustjaw
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     game_id = gm.url.rsplit("/", 1)[1]

@@ -45,6 +45,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     convoy = gm.locator("label.choice:has(input[value=convoy])")
     convoy.click()
     convoy.locator("input[value=syshit]").check()
+    convoy.locator("input[value=npc]").uncheck()  # the GM has the NPCs choose, below
     shot(gm, "gm-lobby-scenarios-with-modules")
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))

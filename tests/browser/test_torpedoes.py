@@ -33,6 +33,7 @@ def test_a_torpedo_from_medium_is_seen_coming_and_shot_down_by_point_defence(
     gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
     gm.goto(f"{base}/gm")
     gm.click("label.choice:has(input[value=torpedo-run])")
+    gm.uncheck("input[name='modules.torpedo-run'][value=npc]")  # the GM gives Viper's orders
     gm.fill("#seed", "5")
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))

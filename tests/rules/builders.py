@@ -46,12 +46,17 @@ def game(
     characters: dict[str, str] | None = None,
     auto_close: bool = False,
 ) -> State:
-    """A game in Downtime with every player station seated (seat id "ship-station").
+    """A game in Downtime with every player station seated (seat id "ship-station"), the
+    `modules` on (npc only when named) besides the scenario's others.
 
     `characters` maps "ship/station" to a character id; other seats have none. Orders close
     only when a test says so, unless `auto_close`.
     """
     state = new_game(CAT.scenarios[scenario], CAT, seed=seed)
+    # The shipped scenarios have their NPC crews choose for themselves (module npc); a rules test
+    # gives every order it means to see, so it asks for the module when it wants the tactic.
+    if "npc" not in modules:
+        state = run(state, c.SetModule(module="npc", on=False))
     for module in modules:
         state = run(state, c.SetModule(module=module, on=True))
     state = run(state, c.SetSetting(name="close_when_all_ready", value=auto_close))

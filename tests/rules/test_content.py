@@ -219,7 +219,7 @@ def test_card_ids_are_unique_across_all_decks_and_skill_decks() -> None:
     assert len(ids) == len(set(ids)) == len(catalogue.cards())
 
 
-def test_shipped_scenarios_set_players_against_npc_ships_with_modules_off() -> None:
+def test_shipped_scenarios_set_players_against_npc_ships() -> None:
     catalogue = load_catalogue()
     skirmish, convoy = catalogue.scenarios["skirmish"], catalogue.scenarios["convoy"]
     players, enemy = skirmish.ships
@@ -232,7 +232,17 @@ def test_shipped_scenarios_set_players_against_npc_ships_with_modules_off() -> N
         "frigate",
     ]
     assert [s.ship_class for s in convoy.ships if s.crew == "npc"] == ["raider"] * 3
-    assert skirmish.modules == convoy.modules == frozenset()
+    assert skirmish.modules == convoy.modules == frozenset({"npc"})
+
+
+# rule: M-NPC-2
+def test_m_npc_2_every_shipped_scenario_with_npc_ships_has_them_fight_on_their_own() -> None:
+    """Enemy ships that wait for the GM's click every turn pass when the GM forgets (issue 32)."""
+    with_npcs = [
+        s for s in load_catalogue().scenarios.values() if any(sh.crew == "npc" for sh in s.ships)
+    ]
+    assert len(with_npcs) >= 5
+    assert [s.id for s in with_npcs if "npc" not in s.modules] == []
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ with an expiry, seats and messages."""
 from __future__ import annotations
 
 from app.rules import commands as c
+from app.rules.core.names import CREW_NAME_LENGTH, name_problem
 
 from .builders import (
     State,
@@ -201,3 +202,26 @@ def test_a_player_leaving_takes_their_skill_cards_and_order() -> None:
     assert all(state["cards"][card]["source"] == "station" for card in pilot["hand"])
     assert len(state["characters"]["ilse-marrow"]["discard"]) == 3
     assert "kestrel/pilot" not in state["orders"]
+
+
+# Names the join form refuses (tests/security/test_names.py has the whole list).
+HIDING = {"override": "Ann\u202e", "zero-width space": "An\u200bn", "newline": "Ann\nBo"}
+
+
+def test_names_the_gm_types_meet_the_players_name_rule() -> None:
+    """Issue 32: a ship the GM adds or renames and a crew member the GM seats by hand are held
+    to the join form's rule (visible text, one line, no bidi overrides), with its sentence."""
+    state = run(game(), c.UnseatCrew(ship="kestrel", station="comms"))
+    for what, name in HIDING.items():
+        seated = c.SeatCrew(ship="kestrel", station="comms", seat="s", name=name)
+        error = refused(state, seated, "BAD_NAME")
+        assert error.words == name_problem(name, CREW_NAME_LENGTH), what
+        wave = c.AddShip(ship_class="cruiser", name=f"Iron {name}", side="raiders", x=9, y=2)
+        refused(state, wave, "BAD_NAME")
+        renamed = c.SetShipValue(ship="rustjaw", field="name", value=name)
+        refused(state, renamed, "BAD_NAME")
+    refused(state, c.SeatCrew(ship="kestrel", station="comms", seat="s", name="x" * 41), "BAD_NAME")
+    # A rename may not take another ship's name either (as AddShip may not), but may keep its own.
+    refused(state, c.SetShipValue(ship="rustjaw", field="name", value="KESTREL"), "NAME_TAKEN")
+    state = run(state, c.SetShipValue(ship="rustjaw", field="name", value=" RUSTJAW "))
+    assert state["ships"]["rustjaw"]["name"] == "RUSTJAW"

@@ -275,3 +275,56 @@ def test_an_empty_npc_station_cannot_be_overridden() -> None:
         now=NOW,
     )
     refused(state, override, "STATION_MANNED")
+
+
+# rule: M-SEATS-1
+def test_m_seats_1_a_queued_move_happens_when_the_occupant_falls() -> None:
+    """However the station frees: here its character falls unconscious (M-SEATS-3)."""
+    state = started(bridge(free=()))
+    state = run(state, move(state, "pilot"))  # Ilse Marrow is at the Pilot's station: it waits
+    assert crew_at(state, "pilot") == "kestrel-pilot"
+    for field in ("endurance", "strength"):
+        state = run(state, c.SetCharacteristic(character="ilse-marrow", field=field, value=0))
+    assert crew_at(state, "pilot") == "kestrel-weapons" and crew_at(state, "weapons") is None
+    assert state["seat_moves"] == {}
+
+
+# rule: M-SEATS-1
+def test_m_seats_1_a_queued_move_waits_out_engineerings_prompt_then_happens() -> None:
+    state = started(bridge(free=()))
+    state = run(state, move(state, "pilot"))
+    state["phase"] = "allocation"  # the resolution is still open
+    state = run(state, c.SetCharacteristic(character="ilse-marrow", field="endurance", value=0))
+    state = run(state, c.SetCharacteristic(character="ilse-marrow", field="strength", value=0))
+    assert crew_at(state, "pilot") == "kestrel-pilot"
+    state["phase"] = "turn_end"
+    state = run(state, c.SendMessage(to="all", text="Hold on"))
+    assert crew_at(state, "pilot") == "kestrel-weapons"
+
+
+def test_an_undo_keeps_the_crew_as_it_is_now() -> None:
+    """Issue 32: a player freed after the resolution came back as a ghost, and the newcomer at
+    that station was refused NOT_YOUR_STATION."""
+    state = started(bridge(free=()))
+    state, _ = close(state)
+    state = run(state, c.UnseatCrew(ship="kestrel", station="comms"))
+    state = run(state, c.SeatCrew(ship="kestrel", station="comms", seat="newcomer", name="Noor"))
+    state = run(state, c.UndoResolution())
+    assert state["phase"] == "orders"
+    assert crew_at(state, "comms") == "newcomer"
+    comms = stations(state, "kestrel")["comms"]
+    assert len(comms["hand"]) == comms["boxes"]  # drawn up, as at any sit-down in Orders
+    newcomer = c.Actor.for_seat("newcomer")
+    state = run(state, c.PassOrder(ship="kestrel", station="comms", actor=newcomer, now=NOW))
+    assert state["orders"]["kestrel/comms"]["action"] == "pass"
+    assert station_view(state, "kestrel-comms")["me"] is None  # the freed player is gone
+
+
+def test_an_undo_keeps_a_move_made_since_and_the_characters_skill_cards_with_them() -> None:
+    state = started(bridge())
+    state, _ = close(state)
+    state = run(state, move(state, "comms"))  # Amara Lind moves from Weapons to Comms
+    state = run(state, c.UndoResolution())
+    assert crew_at(state, "comms") == "kestrel-weapons" and crew_at(state, "weapons") is None
+    weapons_hand = stations(state, "kestrel")["weapons"]["hand"]
+    assert not any(state["cards"][card]["owner"] == "amara-lind" for card in weapons_hand)

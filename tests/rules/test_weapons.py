@@ -160,6 +160,29 @@ def test_m_weapons_3_a_torpedo_is_gone_when_its_target_is_destroyed() -> None:
 
 
 # rule: M-WEAPONS-3
+def test_m_weapons_3_a_torpedo_is_gone_when_the_gm_marks_its_target_fled() -> None:
+    state = viper_launches(torpedo_run(viper=(10, 5)), "tube-a")  # Long: strikes in two turns
+    state, _ = close(state)
+    state, events = run_events(state, c.SetShipOut(ship="harrier", out="fled"))
+    assert one(events, "TorpedoLost")["target"] == "harrier"
+    assert state["torpedoes"] == []
+    # Brought back into the fight, nothing is still coming at it.
+    state = run(state, c.SetShipOut(ship="harrier", out=""))
+    state, events = close(next_turn(state))
+    assert not of_type(events, "TorpedoStruck") and not of_type(events, "TorpedoMissed")
+
+
+# rule: M-WEAPONS-3
+def test_m_weapons_3_a_torpedo_still_strikes_a_ship_that_surrendered() -> None:
+    state = viper_launches(torpedo_run(viper=(8, 5)), "tube-a")  # Medium: strikes next turn
+    state, _ = close(state)
+    state = run(state, c.SetShipOut(ship="harrier", out="surrendered"))
+    assert len(state["torpedoes"]) == 1
+    state, events = close(set_rolls(next_turn(state), 4))
+    assert one(events, "TorpedoStruck")["target"] == "harrier"
+
+
+# rule: M-WEAPONS-3
 def test_m_weapons_3_a_torpedo_is_lost_with_a_target_destroyed_by_gunfire() -> None:
     # Harrier's rail gun finishes Viper in the same turn Adder's torpedo is on its way to it.
     state = torpedo_run(viper=(8, 5), adder=(8, 0))
@@ -189,6 +212,45 @@ def test_m_weapons_3_the_targets_pilot_and_weapons_are_warned_of_an_incoming_tor
     state = next_turn(state)
     view = station_view(state, seat_of("harrier", "pilot"))
     assert said({"words": view["weapons"]["torpedoes"][0]["when"]}) == "this turn"
+
+
+# rule: M-WEAPONS-3
+# rule: M-WEAPONS-2
+def test_m_weapons_3_an_attack_naming_no_weapon_launches_no_torpedo_and_grapples_nothing() -> None:
+    """A torpedo and a grapple are decisions: ticking nothing fires the guns only (issue 32)."""
+    state = torpedo_run(viper=(6, 5))  # Close: every Harrier weapon reaches
+    cards = give(state, "harrier", "weapons", 5)
+    state = run(state, order("harrier", "weapons", "attack", cards, target="viper"))
+    assert state["orders"]["harrier/weapons"]["weapons"] == ["pdc", "rail-gun"]
+    state, events = close(set_rolls(state, 6))
+    assert one(events, "AttackResolved")["hit"]
+    assert not of_type(events, "TorpedoLaunched") and not of_type(events, "GrappleCaught")
+    assert loaded(state, "harrier", "launcher") == 4 and state["grapples"] == []
+
+
+# rule: G-HIT-4
+def test_g_hit_4_naming_no_weapon_fires_the_guns_that_reach_now_else_every_gun() -> None:
+    """Viper's guns: a PDC to Close, a rail gun to Medium; its tubes and grappler never fire
+    unless named."""
+    for at, fired in (((6, 5), ["pdc", "rail-gun"]), ((8, 5), ["rail-gun"])):
+        state = run(torpedo_run(viper=at), npc("viper", "weapons", "attack", 4, target="harrier"))
+        assert state["orders"]["viper/weapons"]["weapons"] == fired, at
+    # G-TURN-4: none reaches from Long now, so every gun, in case the range closes first.
+    state = run(torpedo_run(viper=(10, 5)), npc("viper", "weapons", "attack", 4, target="harrier"))
+    assert state["orders"]["viper/weapons"]["weapons"] == ["pdc", "rail-gun"]
+    assert state["orders"]["viper/weapons"]["out_of_reach_now"]
+    view = station_view(torpedo_run(viper=(8, 5)), seat_of("harrier", "weapons"))
+    assert view["me"]["default_weapons"] == {"viper": ["rail-gun"], "adder": ["pdc", "rail-gun"]}
+
+
+# rule: G-HIT-4
+def test_g_hit_4_a_ship_with_only_launchers_must_name_the_one_it_fires() -> None:
+    state = torpedo_run(viper=(10, 5))
+    viper = state["ships"]["viper"]
+    viper["weapons"] = [w for w in viper["weapons"] if w["kind"] == "torpedo"]
+    refused(state, npc("viper", "weapons", "attack", 4, target="harrier"), "NO_WEAPON_CHOSEN")
+    state = run(state, npc("viper", "weapons", "attack", 4, target="harrier", weapons=("tube-a",)))
+    assert state["orders"]["viper/weapons"]["weapons"] == ["tube-a"]
 
 
 # --- M-WEAPONS-4: point defence ------------------------------------------------------------------
@@ -336,6 +398,17 @@ def test_m_weapons_2_a_held_ships_pilot_sees_why_it_cannot_move_away() -> None:
     state, _ = close(state)
     me = station_view(state, seat_of("harrier", "pilot"))["me"]
     assert [(g["holder_name"], g["score"]) for g in me["weapons"]["held_by"]] == [("Viper", 7)]
+
+
+# rule: M-WEAPONS-2
+def test_m_weapons_2_a_hold_ends_when_either_ship_flees() -> None:
+    for fled in ("viper", "harrier"):
+        state, events = run_events(_grappled(), c.SetShipOut(ship=fled, out="fled"))
+        assert one(events, "GrappleReleased")["target"] == "viper"
+        assert state["grapples"] == []
+    # A surrendered prize stays held.
+    state = run(_grappled(), c.SetShipOut(ship="viper", out="surrendered"))
+    assert [g["target"] for g in state["grapples"]] == ["viper"]
 
 
 # --- M-WEAPONS-6: magazines ----------------------------------------------------------------------

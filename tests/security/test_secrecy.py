@@ -57,8 +57,9 @@ class Table:
         self.client = client
         self.rng = random.Random(seed)
         self.factory = client.app.state.session_factory  # type: ignore[attr-defined]
+        # The GM orders the raiders (its NPC orders are secrets this test watches for).
         self.game_id, self.join_code, self.gm_token = self.call(
-            service.create_game, self.factory, SCENARIO, seed
+            service.create_game, self.factory, SCENARIO, seed, modules_off=["npc"]
         )
         characters = list(load_catalogue().characters)
         self.tokens: dict[str, str] = {}  # seat id -> token

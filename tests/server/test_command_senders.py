@@ -45,8 +45,9 @@ async def test_a_seat_sending_the_sweepers_command_id_cannot_stop_the_turn_timer
     session_factory: Sessions,
 ) -> None:
     """The sweeper's ids are predictable; a seat that uses one first still only
-    spends an id of its own, and the turn ends on time."""
-    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    spends an id of its own, and the turn ends on time. The NPC crew waits for the GM, so the
+    seat's pass does not close the turn before its timer does."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1, modules_off=["npc"])
     seat_id, _ = await create_seat(session_factory, game_id, "kestrel", "pilot", "Ada")
     squatted = await start_turn(session_factory, game_id, 5)
     assert squatted is not None

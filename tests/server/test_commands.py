@@ -334,7 +334,8 @@ async def test_modules_chosen_at_creation_are_commands_too(session_factory: Sess
         session_factory, "skirmish", seed=3, modules=["starmada", "syshit"]
     )
     game = await stored(session_factory, game_id)
-    assert game.version == 2 and game.state["modules"] == ["starmada", "syshit"]
+    # npc is the scenario's own; the two chosen at creation join it.
+    assert game.version == 2 and game.state["modules"] == ["npc", "starmada", "syshit"]
     with pytest.raises(ServiceError) as refused:
         await create_game(session_factory, "skirmish", modules=["warp"])
     assert refused.value.code == "UNKNOWN_MODULE"

@@ -20,6 +20,8 @@ def test_m_seats_1_a_phone_changes_position_and_then_orders_from_there(client: T
     game_id, code = new_game(client)
     gm = {"X-CSRF-Token": csrf_of(client.get(f"/gm/{game_id}").text)}
     gm_command(client, game_id, gm, type="SetModule", module="seats", on="true")
+    # The NPC crew's orders are in at once (module npc): the phone's pass must not close Orders.
+    gm_command(client, game_id, gm, type="SetSetting", name="close_when_all_ready", value="false")
     gm_command(client, game_id, gm, type="StartTurn", seconds="0")
     client.cookies.clear()  # from here on, the phone
     join(client, code, "kestrel/weapons", "Ann")

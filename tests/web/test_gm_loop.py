@@ -141,3 +141,20 @@ def test_the_gm_picks_stations_and_reads_character_names(client: TestClient) -> 
     join(client, code, "kestrel/comms", "Bo", "vesna-kaur")
     seats = client.get(f"/gm/{game_id}/seats").text
     assert "Vesna Kaur" in seats and "(vesna-kaur)" not in seats
+
+
+@pytest.mark.parametrize(
+    ("language", "npc_words"),
+    [("en-GB", "Ships without players fight on their own"), ("de-DE", "Schiffe ohne Spieler")],
+)
+def test_the_lobby_says_what_each_module_does_in_one_sentence(
+    client: TestClient, language: str, npc_words: str
+) -> None:
+    """A newcomer cannot guess "starmada" or "syshit" (issue 32): each module has its sentence."""
+    lobby = client.get("/gm", headers={"Accept-Language": language}).text
+    notes = re.search(r'<dl class="module-notes">(.*?)</dl>', lobby, re.S)
+    assert notes is not None
+    pairs = re.findall(r"<dt>(\w+)</dt><dd>([^<]+)</dd>", notes.group(1))
+    assert [m for m, _ in pairs] == list(MODULES)
+    assert all(sentence.strip().endswith(".") for _, sentence in pairs)
+    assert npc_words in dict(pairs)["npc"]

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from starlette.datastructures import FormData
+
 from app.content import load_catalogue
+from app.i18n import requested
 from app.rules import commands as c
 from app.rules import display_view, gm_view, new_game, station_view
 from app.web.render import render_page
@@ -114,3 +117,104 @@ def test_g_zone_6_the_zone_map_marks_each_ship_with_torpedoes_coming_and_their_t
     assert re.search(r'class="zone-torpedo zone-torpedo-turns">2<', target.group(1))
     assert "strikes" in target.group(1)
     assert "zone-torpedo" not in other.group(1)
+
+
+def weapons_page(state: dict[str, Any], locale: str = "en") -> str:
+    token = requested.set(locale)  # as a phone in this language asks
+    try:
+        return render_page("station", station_view(state, seat_of("harrier", "weapons")), **PAGE)
+    finally:
+        requested.reset(token)
+
+
+def block(html: str, pattern: str) -> str:
+    found = re.search(pattern, html, re.S)
+    assert found is not None, pattern
+    return found.group(0)
+
+
+# rule: M-WEAPONS-4
+def test_m_weapons_4_the_phone_advises_point_defence_only_in_the_turn_a_torpedo_strikes() -> None:
+    """Issue 32: "order Point defence" for a torpedo a turn out lost the order and its cards."""
+    state = after_turn_one()  # Adder's torpedo strikes next turn
+    page = text(weapons_page(state))
+    assert "TORPEDO INCOMING from Adder: strikes next turn" in page
+    assert "Order Point defence" not in page
+    assert "Point defence can shoot at it only in the turn it strikes" in page
+    state = run(state, c.StartTurn(now=NOW))
+    html = weapons_page(state)
+    builder = text(block(html, r'<div class="group" data-for="point_defence">.*?</div>'))
+    assert "Order Point defence now to shoot it down." in text(html)
+    assert "1 torpedo strikes Harrier this turn." in builder
+    assert "No torpedo strikes" not in builder
+    german = text(weapons_page(state, "de"))
+    assert "1 Torpedo trifft Harrier in dieser Runde." in german
+
+
+# rule: M-WEAPONS-4
+def test_m_weapons_4_the_point_defence_builder_warns_when_nothing_strikes_this_turn() -> None:
+    html = weapons_page(after_turn_one())
+    builder = text(block(html, r'<div class="group" data-for="point_defence">.*?</div>'))
+    assert "No torpedo strikes Harrier this turn" in builder and "cards are lost" in builder
+    assert 'class="pd-idle warn" role="alert"' in html
+
+
+def checked(html: str, target: str) -> list[str]:
+    group = block(html, rf'<div class="fire-group" data-target="{target}">.*?</p>\s*</div>')
+    return re.findall(rf'name="weapons_{target}" value="([\w-]+)" checked', group)
+
+
+# rule: G-HIT-4, M-WEAPONS-3
+def test_g_hit_4_the_phone_ticks_the_guns_that_reach_and_never_a_launcher_or_grappler() -> None:
+    state = torpedo_run(viper=(6, 5))  # Close: all four Harrier weapons reach Viper
+    html = weapons_page(state)
+    assert checked(html, "viper") == ["pdc", "rail-gun"]
+    assert checked(html, "adder") == ["pdc", "rail-gun"]  # none reaches: every gun
+    page = text(html)
+    assert "launches a torpedo: only when ticked" in page
+    assert "grapples the ship: only when ticked" in page
+    # What the phone sends with those ticks fires no torpedo.
+    form = FormData([("action", "attack"), ("target", "viper")])
+    sent = order_data(_Seat(), FormData([*form.multi_items(), *_ticks("viper", html)]))  # type: ignore[arg-type]
+    assert sent["weapons"] == ["pdc", "rail-gun"]
+    # Medium: the PDC does not reach, so only the rail gun is ticked.
+    assert checked(weapons_page(torpedo_run(viper=(8, 5))), "viper") == ["rail-gun"]
+
+
+# rule: G-HIT-4
+def test_g_hit_4_the_order_says_what_will_fire_before_it_is_sent_in_english_and_german() -> None:
+    state = torpedo_run(viper=(6, 5))
+    for locale, words in (("en", "Fires at Viper:"), ("de", "Feuert auf Viper:")):
+        html = weapons_page(state, locale)
+        group = block(html, r'<div class="fire-group" data-target="viper">.*?</p>')
+        summary = block(group, r'<p class="fire-summary".*?</p>')
+        assert words in text(summary), locale
+        names = re.findall(r'class="fires" data-weapon="([\w-]+)"', summary)
+        assert names == ["pdc", "rail-gun", "launcher", "grappler"]
+        # Each name shows when (and only when) its box is ticked: a rule per weapon.
+        for weapon in names:
+            assert (
+                f'.fire-group[data-target="viper"]:has(input[value="{weapon}"]:checked) '
+                f'.fires[data-weapon="{weapon}"]'
+            ) in html
+    german = text(weapons_page(state, "de"))
+    assert "startet einen Torpedo: nur wenn angekreuzt" in german
+
+
+class _Seat:
+    ship, station = "harrier", "weapons"
+
+
+def _ticks(target: str, html: str) -> list[tuple[str, str]]:
+    return [(f"weapons_{target}", w) for w in checked(html, target)]
+
+
+# rule: G-HIT-4
+def test_g_hit_4_the_sent_order_names_the_weapons_that_will_fire() -> None:
+    state = torpedo_run(viper=(6, 5))
+    cards = give(state, "harrier", "weapons", 4)
+    chosen = ("rail-gun", "launcher")
+    state = run(state, order("harrier", "weapons", "attack", cards, target="viper", weapons=chosen))
+    sent = text(weapons_page(state))
+    assert "Sent: Attack (4) → Viper with Spinal Rail Gun, Torpedo Launcher." in sent
+    assert "→ Viper mit Rückgrat-Railgun, Torpedowerfer." in text(weapons_page(state, "de"))

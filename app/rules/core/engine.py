@@ -12,7 +12,7 @@ from typing import Any
 
 from . import combat, evening, gm, timing
 from . import commands as c
-from .cards import draw_for_turn
+from .cards import draw_for_turn, draw_up, return_skill_cards
 from .context import Context
 from .discards import discard_cards
 from .errors import refuse
@@ -21,7 +21,7 @@ from .messages import message
 from .orders import all_ready, pass_order, submit_order, withdraw_order
 from .phases import phase_allows
 from .resolve import allocate, finish_allocation, reveal_and_resolve
-from .state import State
+from .state import State, manned, station_key
 
 Events = list[dict[str, Any]]
 
@@ -184,6 +184,12 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
     if undo is None or undo["turn"] != ctx.state["turn"]:
         raise refuse("NOTHING_TO_UNDO")
     keep = {k: ctx.state[k] for k in UNDO_SKIPS}
+    crews = {
+        (ship["id"], station["id"]): station["crew"]
+        for ship in ctx.state["ships"].values()
+        for station in ship["stations"].values()
+    }
+    moves = ctx.state.get("seat_moves")
     ctx.state = {**clone(undo["state"]), **keep}
     ctx.state["undo"] = None
     timing.clear_deadline(ctx.state)
@@ -192,6 +198,33 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
         "ResolutionUndone",
         message("resolution_undone", turn=ctx.state["turn"]),
     )
+    keep_crews(ctx, crews, moves)
+
+
+def keep_crews(
+    ctx: Context, crews: dict[tuple[str, str], Any], moves: dict[str, Any] | None
+) -> None:
+    """The undo takes back the dice, not the table: whoever sits where now stays there (a player
+    freed since is not brought back, a newcomer keeps the seat, a move stands). A station whose
+    crew changed loses its restored order and the Skill cards of who sat there, and its crew
+    draws as at a sit-down (G-CARD-3)."""
+    changed = []
+    for ship in ctx.state["ships"].values():
+        for station in ship["stations"].values():
+            now = crews.get((ship["id"], station["id"]))
+            if station["crew"] == now:
+                continue
+            changed.append((ship, station, now))
+            if station["crew"] is not None:
+                return_skill_cards(ctx, station)
+            station["crew"] = None
+            ctx.state["orders"].pop(station_key(ship, station), None)
+    for ship, station, now in changed:  # after every leaver, so no Skill card is seated twice
+        station["crew"] = now
+        if now is not None and manned(ctx.state, station) and not ship["destroyed"]:
+            draw_up(ctx, ship, station)
+    if moves is not None:
+        ctx.state["seat_moves"] = moves
 
 
 def start_next_combat(ctx: Context, cmd: c.StartNextCombat) -> None:

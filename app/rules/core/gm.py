@@ -15,6 +15,7 @@ from .damage import destroy
 from .errors import refuse
 from .hooks import HOOKS
 from .messages import message
+from .names import CREW_NAME_LENGTH, SHIP_NAME_LENGTH, checked_name
 from .resolve import add_modifier
 from .sheets import build_ship
 from .state import (
@@ -169,8 +170,8 @@ def set_ship_value(ctx: Context, cmd: c.SetShipValue) -> None:
     before = ship[cmd.field] if cmd.field in ("defence", "name") else None
     if cmd.field == "defence" and isinstance(cmd.value, int) and 0 <= cmd.value <= 20:
         ship["defence"] = cmd.value
-    elif cmd.field == "name" and isinstance(cmd.value, str) and 0 < len(cmd.value.strip()) <= 60:
-        ship["name"] = cmd.value.strip()
+    elif cmd.field == "name" and isinstance(cmd.value, str):
+        ship["name"] = _new_ship_name(ctx.state["ships"], cmd.value, ship["id"])
     else:
         raise refuse("BAD_VALUE", "bad_ship_value")
     # Said by the name it had: after the change, "set Vengeance's name to Vengeance".
@@ -332,14 +333,10 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     if sheet is None:
         known = sorted(sheets["classes"])
         raise refuse("NO_SUCH_CLASS", ship_class=cmd.ship_class, known=known)
-    name = cmd.name.strip()
-    if not 1 <= len(name) <= 60:
-        raise refuse("BAD_NAME", "bad_ship_name")
     ships = ctx.state["ships"]
+    name = _new_ship_name(ships, cmd.name)
     if len(ships) >= SHIPS_MAX:  # destroyed ones too: they stay on every screen
         raise refuse("TOO_MANY_SHIPS", most=SHIPS_MAX)
-    if any(s["name"].casefold() == name.casefold() for s in ships.values()):
-        raise refuse("NAME_TAKEN", ship=name)
     if not SIDE.fullmatch(cmd.side):
         raise refuse("BAD_SIDE")
     if cmd.crew not in SHIP_CREWS:
@@ -385,6 +382,15 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
     )
 
 
+def _new_ship_name(ships: dict[str, Any], typed: str, renamed: str | None = None) -> str:
+    """A ship's name as the GM typed it, by the players' name rule, and no other ship's (two
+    alike could not be told apart on the screens); `renamed` is the ship being renamed."""
+    name = checked_name(typed, SHIP_NAME_LENGTH)
+    if any(s["name"].casefold() == name.casefold() and s["id"] != renamed for s in ships.values()):
+        raise refuse("NAME_TAKEN", ship=name)
+    return name
+
+
 def _new_ship_id(ships: dict[str, Any], name: str, fallback: str) -> str:
     """A slug of the name (ids name cards, `ship.station.card`, so no dots), unique in the game."""
     base = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:30] or fallback
@@ -401,9 +407,7 @@ def seat_crew(ctx: Context, cmd: c.SeatCrew) -> None:
     check_open_to_players(ship)
     if station["crew"] is not None:
         raise refuse("STATION_TAKEN", station=role_label(station), ship=ship["name"])
-    name = cmd.name.strip()
-    if not 1 <= len(name) <= 40:
-        raise refuse("BAD_NAME", "bad_crew_name")
+    name = checked_name(cmd.name, CREW_NAME_LENGTH)  # the join form's rule, for the GM's too
     for other in ctx.state["ships"].values():
         for st in other["stations"].values():
             if st["crew"] and st["crew"]["seat"] == cmd.seat:

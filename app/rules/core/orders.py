@@ -221,14 +221,19 @@ def _check_attack(
     weapons = {w["id"]: w for w in ship["weapons"]}
     if not weapons:
         raise refuse("NO_WEAPONS", ship=ship["name"])
-    chosen = list(cmd.weapons) or list(weapons)
+    chosen = list(cmd.weapons)
     for weapon_id in chosen:
         if weapon_id not in weapons:
             raise refuse("NO_SUCH_WEAPON", ship=ship["name"], weapon=weapon_id)
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON")
-    for ready in HOOKS.ready_weapons:
-        chosen = ready(state, ship, chosen, bool(cmd.weapons))
+    if chosen:
+        for ready in HOOKS.ready_weapons:
+            chosen = ready(state, ship, chosen, True)
+    else:
+        chosen = default_weapons(state, ship, target)
+        if not chosen:
+            raise refuse("NO_WEAPON_CHOSEN", ship=ship["name"])
     # G-TURN-4: range is judged when the attack resolves, after this turn's manoeuvres, so a
     # target out of reach now is accepted; the order carries the warning the phone shows.
     order["out_of_reach_now"] = out_of_reach_now(ship, target, chosen)
@@ -237,6 +242,18 @@ def _check_attack(
         if target["shields"]["active"]:
             raise refuse("SHIELDS_BLOCK_TARGETING", ship=target["name"])
     order.update(target=target["id"], weapons=chosen, target_station=cmd.target_station)
+
+
+def default_weapons(state: State, ship: Ship, target: Ship) -> list[str]:
+    """What an attack naming no weapons fires (G-HIT-4): the guns that reach the target now, or
+    every gun when none does yet (range is judged after the Manoeuvre step, G-TURN-4). A weapon
+    whose firing is a decision of its own (a module's: a torpedo, a grapple) is left to the
+    player, as is one that cannot fire (an empty launcher)."""
+    chosen = [w["id"] for w in ship["weapons"]]
+    for ready in HOOKS.ready_weapons:
+        chosen = ready(state, ship, chosen, False)
+    guns = [w for w in ship["weapons"] if w["id"] in chosen]
+    return [w["id"] for w in reaching(ship, target, guns) or guns]
 
 
 def out_of_reach_now(ship: Ship, target: Ship, weapon_ids: list[str]) -> bool:

@@ -14,7 +14,7 @@ from .crew import CHARACTERISTICS
 from .gm import SOUND_DEFAULTS
 from .hooks import HOOKS
 from .messages import message, said, term
-from .orders import out_of_reach_now
+from .orders import default_weapons, out_of_reach_now
 from .phases import ACTIONS, RESOLVE_STEPS, actions_for
 from .resolve import describe_order
 from .state import (
@@ -299,6 +299,15 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             and ship["weapons"]
             and out_of_reach_now(ship, other, [w["id"] for w in ship["weapons"]])
         ),
+        # G-HIT-4: per enemy ship, what an attack on it fires when the player ticks nothing
+        # else, so the phone ticks the same weapons.
+        "default_weapons": {
+            other["id"]: default_weapons(state, ship, other)
+            for other in state["ships"].values()
+            if other["side"] != ship["side"] and not other["destroyed"]
+        }
+        if station["role"] == "weapons"
+        else {},
     }
     for name, part in HOOKS.station_views.items():
         view["me"][name] = part(state, ship, view[name])

@@ -27,21 +27,11 @@ from ...core.state import (
     reaching,
     zone_map,
 )
-from ..weapons.weapons import has_pdc
+from ..weapons.weapons import has_pdc, striking
 from ..zones.zones import moves_from, plan_move
 from . import npc
 
 BASIC, PROFICIENT, TALENTED, EXCEPTIONAL = 1, 2, 3, 4
-
-
-def incoming_torpedoes(state: State, ship: Ship) -> list[dict[str, Any]]:
-    """Torpedoes (module weapons, M-WEAPONS-3) that strike `ship` this turn: what point defence
-    can shoot at (M-WEAPONS-4); one still a turn out is left for next turn's order."""
-    return [
-        t
-        for t in state.get("torpedoes", ())
-        if t["target"] == ship["id"] and t["strikes"] <= state["turn"]
-    ]
 
 
 def _enemies(state: State, ship: Ship) -> list[Ship]:
@@ -83,8 +73,9 @@ def _targets(state: State, ship: Ship) -> list[Ship]:
 
 
 def _weapons(state: State, ship: Ship, station: Station, rank: int) -> dict[str, Any] | None:
-    # W1 (Exceptional): torpedoes coming in are shot down first (needs the weapons module).
-    if rank >= EXCEPTIONAL and has_pdc(ship) and incoming_torpedoes(state, ship):
+    # W1 (Exceptional): torpedoes striking this turn are shot down first (needs the weapons
+    # module); one still a turn or more out is left for the turn it strikes (M-WEAPONS-4).
+    if rank >= EXCEPTIONAL and has_pdc(ship) and striking(state, ship["id"]):
         return {"action": "point_defence"}
     # W2: only ships some weapon reaches now; none, and Weapons passes.
     targets = _targets(state, ship)

@@ -158,6 +158,12 @@ def settle(ctx: Context) -> None:
                 break
 
 
+def settle_after(ctx: Context, phase_before: str) -> None:
+    """`settle` after every command: while Engineering's prompt holds the resolution open, it
+    waits for the command that ends it."""
+    settle(ctx)
+
+
 # --- Override (M-SEATS-2) -----------------------------------------------------------------------
 
 

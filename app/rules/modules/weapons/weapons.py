@@ -15,6 +15,7 @@ from typing import Any
 
 from ...content import MAGAZINE_DEFAULT, band_index
 from ...core import hooks, resolve
+from ...core.combat import out_of_the_fight
 from ...core.commands import SetMagazine, SubmitOrder
 from ...core.context import Context
 from ...core.errors import refuse
@@ -51,8 +52,10 @@ def grapples(state: State) -> list[dict[str, Any]]:
 
 
 def gone(ship: Ship) -> bool:
-    """Destroyed, or taken off the field (a ship that fled, where the game records one)."""
-    return bool(ship["destroyed"] or ship.get("fled"))
+    """Destroyed, or fled (the GM's SetShipOut, G-END-1): no torpedo can follow it and no
+    grapple hold it any more. A ship that surrendered is still on the field, so a torpedo
+    already in flight strikes it and a hold on it stays (docs/rules.md, M-WEAPONS-3)."""
+    return bool(ship["destroyed"] or out_of_the_fight(ship) == "fled")
 
 
 def is_launcher(weapon: dict[str, Any]) -> bool:
@@ -95,14 +98,23 @@ def can_fire(state: State, weapon: dict[str, Any]) -> bool:
     return not (on(state) and is_launcher(weapon) and loaded(weapon) <= 0)
 
 
+def is_decision(weapon: dict[str, Any]) -> bool:
+    """A launcher or a grappler: firing one is a choice of its own (a torpedo spent, a ship
+    held), so an attack fires it only when the player names it."""
+    return is_launcher(weapon) or weapon.get("kind") == GRAPPLER
+
+
 def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> list[str]:
-    """Empty launchers are left out of "fire everything", and refused when named."""
+    """A named empty launcher is refused; unnamed, launchers and grapplers stay silent."""
+    if not on(state):
+        return chosen
     weapons = {w["id"]: w for w in ship["weapons"]}
+    if not named:
+        return [w for w in chosen if not is_decision(weapons[w])]
     empty = [w for w in chosen if not can_fire(state, weapons[w])]
-    ready = [w for w in chosen if w not in empty]
-    if empty and (named or not ready):
+    if empty:
         raise refuse("LAUNCHER_EMPTY", weapon=weapons[empty[0]]["name"])
-    return ready
+    return chosen
 
 
 def check_point_defence(
@@ -373,7 +385,9 @@ def strikes_when(turns: int) -> Message:
     return message("strikes_in_turns", count=turns)
 
 
-def _striking(state: State, ship_id: str | None = None) -> list[dict[str, Any]]:
+def striking(state: State, ship_id: str | None = None) -> list[dict[str, Any]]:
+    """Torpedoes due to strike in this turn's Weapon attacks step (at `ship_id`, or at anyone):
+    the only ones point defence can shoot at (M-WEAPONS-4), so the NPC tactic asks too."""
     return [
         t
         for t in torpedoes(state)
@@ -386,7 +400,7 @@ def point_defence(ctx: Context, order: Order) -> None:
     state = ctx.state
     ship = state["ships"][order["ship"]]
     value, parts = resolve.action_value(ctx, order)
-    incoming = _striking(state, ship["id"])
+    incoming = striking(state, ship["id"])
     if not incoming:
         ctx.emit(
             "PointDefenceIdle",
@@ -428,7 +442,7 @@ def strike(ctx: Context) -> None:
     """M-WEAPONS-5: guidance + d6 − (Defence + Defending) ≥ 2; from Long or beyond the target's
     Evasive bonus does not count. The damage is a hit on the Hull (never at a station)."""
     state = ctx.state
-    for torpedo in _striking(state):
+    for torpedo in striking(state):
         state["torpedoes"] = [t for t in torpedoes(state) if t["id"] != torpedo["id"]]
         target = state["ships"][torpedo["target"]]
         if gone(target):
