@@ -112,6 +112,7 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "messages": ("messages", NAMES, "ships.*.stations.*.{id,label,crew}"),
         "map": MAP,
         "reveal": ("revealed",),
+        "cues": ("cues",),  # module cues
         "log": ("log",),
     },
     "display": {
