@@ -409,12 +409,14 @@ def test_m_cues_5_undoing_a_resolution_undoes_the_cues_it_fired() -> None:
 
 # rule: M-CUES-5
 def test_m_cues_5_undo_keeps_a_cue_fired_before_the_resolution() -> None:
-    state = cued("skirmish", cue("wave", {"turn": 1}, WAVE))
+    orders = cue("orders", {"phase": "orders"}, {"message": "Orders!"}, repeat=True)
+    state = cued("skirmish", cue("wave", {"turn": 1}, WAVE), orders)
     state, events = run_events(state, c.StartTurn(seconds=0, now=NOW))
-    assert fired(events) == ["wave"]
+    assert fired(events) == ["wave", "orders"]
     state, _ = close(state)
-    state = run(state, c.UndoResolution(now=NOW))
+    state, events = run_events(state, c.UndoResolution(now=NOW))
     assert status(state, "wave") == "fired" and "bone-saw" in state["ships"]
+    assert fired(events) == []  # back in Orders by an undo: no phase began
 
 
 # rule: M-CUES-5
