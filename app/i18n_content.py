@@ -64,6 +64,7 @@ TRANSLATABLE: dict[str, dict[str, Entries | None]] = {
         "name": None,
         "description": None,
         "zones": Entries(("map", "zones"), "id", ("name",)),
+        "cues": Entries(("cues",), "id", ("name",)),  # the GM's names for them (module cues)
     },
 }
 KINDS: dict[Callable[..., Any], str] = {

@@ -113,6 +113,7 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "messages": ("messages", NAMES, "ships.*.stations.*.{id,label,crew}"),
         "map": (*MAP, "settings.{zone_move_one,zone_move_two,cover_bonus}"),  # _gm_zone_rules
         "reveal": ("revealed",),
+        "cues": ("cues",),  # module cues
         "log": ("log",),
     },
     "display": {

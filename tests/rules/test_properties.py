@@ -20,7 +20,7 @@ from app.rules import commands as c
 from app.rules.bot import propose, stations_to_order
 from app.rules.core.cards import SKILL_CARDS_MAX
 from app.rules.core.crew import CHARACTERISTICS, status_of
-from app.rules.core.state import hand_limit, health
+from app.rules.core.state import card_of, hand_limit, health
 
 from .builders import CAT, leaks
 
@@ -197,15 +197,17 @@ def check_state(game: Game) -> None:
             key = f"{ship['id']}/{station['id']}"
             assert 0 <= station["damage"] <= station["boxes"], key
             assert len(station["hand"]) <= hand_limit(station), key
-            skills = [card for card in station["hand"] if state["cards"][card]["owner"]]
+            skills = [card for card in station["hand"] if card_of(state, card)["owner"]]
             assert len(skills) <= SKILL_CARDS_MAX, key
             skill_seen.update(skills)
             own = [
                 card
                 for card in station["draw"] + station["discard"] + station["hand"]
-                if not state["cards"][card]["owner"]
+                if not card_of(state, card)["owner"]
             ]
-            assert Counter(own) == game.decks[key], f"{key}'s Station cards were lost or copied"
+            # A ship a cue brought in mid-game (module cues) keeps the deck it came with.
+            deck = game.decks.setdefault(key, Counter(own))
+            assert Counter(own) == deck, f"{key}'s Station cards were lost or copied"
     for ch in state["characters"].values():
         for name in CHARACTERISTICS:
             assert 0 <= ch[name]["value"] <= ch[name]["max"]

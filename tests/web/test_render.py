@@ -47,6 +47,7 @@ PANEL_IDS = {
         "messages",
         "map",
         "reveal",
+        "cues",
         "log",
     ],
     "display": [

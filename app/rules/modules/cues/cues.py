@@ -208,7 +208,9 @@ def trigger_words(trigger: dict[str, Any], state: State) -> Message:
     if kind == "turn":
         return message("cue_when_turn", turn=trigger["turns"])
     if kind == "every":
-        return message("cue_when_every", count=trigger["turns"])
+        if trigger["turns"] == 1:
+            return message("cue_when_every_turn")
+        return message("cue_when_every", turns=trigger["turns"])
     if kind == "phase":
         return message("cue_when_phase", phase=trigger["phase"])
     if kind == "hull":

@@ -42,8 +42,9 @@ def moment_came(trigger: dict[str, Any], events: list[Event], phase_was: str, ph
             and (e["turn"] == turns if kind == "turn" else e["turn"] % turns == 0)
             for e in events
         )
-    if kind == "phase":
-        return phase != phase_was and phase == trigger["phase"]
+    if kind == "phase":  # the Orders an undo returns to are not a phase beginning
+        undone = any(e["type"] == "ResolutionUndone" for e in events)
+        return phase != phase_was and phase == trigger["phase"] and not undone
     if kind == "torpedo":
         return any(
             e["type"] == "TorpedoStruck" and trigger["ship"] in (None, e["target"]) for e in events
