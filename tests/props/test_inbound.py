@@ -42,7 +42,7 @@ def with_buttons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     skirmish = scenarios / "skirmish.toml"
     skirmish.write_text(skirmish.read_text() + BUTTONS)
     catalogue = load_catalogue(scenarios)
-    monkeypatch.setattr(app.service.games, "load_catalogue", lambda: catalogue)
+    monkeypatch.setattr(app.service.games, "catalogue_with", lambda *_: catalogue)
 
 
 @pytest.mark.usefixtures("with_buttons")

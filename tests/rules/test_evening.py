@@ -29,7 +29,7 @@ def test_e_evening_1_the_crew_keeps_its_stations_on_the_new_players_ship() -> No
     weapons = after["ships"]["harrier"]["stations"]["weapons"]["crew"]
     assert weapons == {"seat": "kestrel-weapons", "name": "P weapons", "character": "amara-lind"}
     assert after["scenario"]["id"] == "torpedo-run"
-    assert after["modules"] == ["weapons"]  # the new scenario's own
+    assert after["modules"] == ["npc", "weapons"]  # the new scenario's own
     started = one(events, "BattleStarted")
     assert started["scenario"] == {"id": "torpedo-run", "name": "Torpedo Run"}
     assert [m["to"] for m in started["moved"]] == [
