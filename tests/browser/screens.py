@@ -24,12 +24,20 @@ VIBRATE_SPY = (
 )
 
 
-def create_game(gm: Page, base: str, scenario: str | None = None, seed: int | None = None) -> str:
-    """The GM makes a game with the lobby's defaults (or this scenario and seed); returns its
-    join code."""
+def create_game(
+    gm: Page,
+    base: str,
+    scenario: str | None = None,
+    seed: int | None = None,
+    modules_off: tuple[str, ...] = (),
+) -> str:
+    """The GM makes a game with the lobby's defaults (or this scenario and seed, and without
+    these modules of it); returns its join code."""
     gm.goto(f"{base}/gm")
     if scenario is not None:
         gm.click(f"label.choice:has(input[value={scenario}])")
+    for module in modules_off:
+        gm.uncheck(f"input[name='modules.{scenario}'][value={module}]")
     if seed is not None:
         gm.fill("#seed", str(seed))
     gm.click("button:has-text('Create game')")

@@ -45,7 +45,7 @@ def overlaps(a: list[float], b: list[float]) -> bool:
 
 def test_two_torpedo_badges_read_at_24_px_and_cover_nothing(server: Server, browser: Any) -> None:
     gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    create_game(gm, server.base, "torpedo-run", seed=5)
+    create_game(gm, server.base, "torpedo-run", seed=5, modules_off=("npc",))  # the GM orders Viper
     game_id = gm.url.rsplit("/", 1)[1]
     display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     display.goto(f"{server.base}/display/{game_id}")
