@@ -108,6 +108,8 @@ def test_with_the_shipped_heartbeat_a_stalled_phone_shows_the_banner_within_20_s
     server: Server, browser: Any, playwright: Any
 ) -> None:
     gm, phone, hole = seated_phone(server, browser, playwright)
+    # The socket's welcome heard first: the stall is timed from the last message that came.
+    phone.wait_for_function("window.__heard.length > 0", timeout=WAIT)
     hole.open()
     phone.wait_for_function("window.__banner.length > 0", timeout=STALL_LIMIT_MS + 10_000)
     stalled = phone.evaluate("window.__banner[0] - window.__heard[window.__heard.length - 1]")
