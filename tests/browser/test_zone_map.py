@@ -134,19 +134,27 @@ def check_zone_map(page: Page, selector: str, floor: float) -> None:
             ), (a, b)
 
 
-@pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
+@pytest.mark.parametrize(
+    "scenario,width,height",
+    [
+        ("nebula-ambush", 1920, 1080),
+        ("nebula-ambush", 1280, 720),
+        # Eight ships (a cue's wave brings the ambush to six): the map beside a full column.
+        ("crowded-nebula", 1920, 1080),
+    ],
+)
 def test_the_zone_map_reads_from_across_the_room_and_on_the_gm_laptop(
-    server: Server, browser: Any, width: int, height: int
+    server: Server, browser: Any, scenario: str, width: int, height: int
 ) -> None:
     gm = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
-    create_game(gm, server.base, "nebula-ambush", seed=7)
+    create_game(gm, server.base, scenario, seed=7)
     game_id = gm.url.rsplit("/", 1)[1]
     display = browser.new_context(viewport={"width": width, "height": height}).new_page()
     display.goto(f"{server.base}/display/{game_id}")
     expect(kestrel_zone(display)).to_have_attribute("data-zone", "jump-point", timeout=WAIT)
     # 24 px on a 1920-wide projector; a 1280-wide one shows the same picture scaled down, as
     # large on the same wall, so 16 px there.
-    shot(display, f"projector-zone-map-{width}")
+    shot(display, f"projector-zone-map-{scenario}-{width}")
     check_zone_map(display, "#map", 24 * width / 1920)
     # The GM reads the map from a laptop at arm's length.
     gm.locator("#map").scroll_into_view_if_needed()
