@@ -49,7 +49,8 @@ async def test_exported_game_imports_elsewhere_and_plays_on(
     """G-TURN-3: the export carries the game's secret seed, so the game goes on elsewhere with
     the same dice it would have had at home."""
     engine, factory = await _factory(db_url)
-    game_id, join_code, _gm_token = await create_game(factory, "skirmish")
+    # The GM orders Rustjaw by hand below: its crew does not order by itself.
+    game_id, join_code, _gm_token = await create_game(factory, "skirmish", modules_off=("npc",))
     seat_id, _seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana", None)
     await run_command(
         factory, game_id, {"type": "StartTurn", "seconds": 0}, Actor.gm(), command_id="start-1"

@@ -120,6 +120,8 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "module": st.sampled_from(MODULES),
         "quality": st.none() | st.sampled_from(QUALITIES),
         "cue": st.sampled_from([cue["id"] for cue in state.get("cues", [])] + ["no-such-cue"]),
+        # NextBattle needs the service (a scenario); the engine alone refuses it with a code.
+        "scenario": st.sampled_from(["torpedo-run", "no-such-scenario"]),
         # Fields whose values depend on the command.
         "SetSetting.name": st.sampled_from(["orders_seconds", "close_when_all_ready", "sound"]),
         "SetSetting.value": st.booleans() | st.integers(0, 120),
