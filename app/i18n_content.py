@@ -1,4 +1,5 @@
-"""Scenario content in other languages: each TOML file may carry a `[translations.<lang>]` table
+"""Scenario content in other languages (the shipped files', and the organisers' library's, which
+keeps the same tables): each TOML file may carry a `[translations.<lang>]` table
 beside its English fields, shaped like the file itself:
 
     [translations.de]
@@ -164,6 +165,35 @@ def content_words(locale: str, root: Path = SCENARIOS_DIR) -> dict[str, str]:
     return words
 
 
+# The organisers' library's translations, by language and English text (`use_library`): the
+# library is one for the whole server, as the shipped files are.
+_library_words: dict[str, dict[str, str]] = {}
+# The library's kinds (app/content.py FOLDERS) as the translation tables name them.
+LIBRARY_KINDS = {
+    "ship": "ship class",
+    "deck": "deck",
+    "character": "character",
+    "scenario": "scenario",
+}
+
+
+def use_library(library: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
+    """Take the library's translations (`{kind: {id: data}}`, as read from the database) for
+    every screen of this process from now on. Each item was checked when it was saved; one that
+    no longer reads is left out rather than stopping every screen."""
+    words: dict[str, dict[str, str]] = {}
+    for kind, items in library.items():
+        for item_id, data in items.items():
+            try:
+                found = translations_of(data, f"{kind} {item_id}", LIBRARY_KINDS[kind])
+            except (ContentError, KeyError):
+                continue
+            for locale, table in found.items():
+                words.setdefault(locale, {}).update(table)
+    _library_words.clear()
+    _library_words.update(words)
+
+
 def content(value: str) -> str:
     """Scenario content (names, descriptions, card texts) in the rendering language: the
     translation its TOML file gives, else the catalogue's word for it (a station's role, say),
@@ -174,5 +204,5 @@ def content(value: str) -> str:
         return value
     if locale == PSEUDO:
         return pseudo(value)
-    found = content_words(locale).get(value)
+    found = content_words(locale).get(value) or _library_words.get(locale, {}).get(value)
     return found if found is not None else known(value)

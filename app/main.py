@@ -19,6 +19,7 @@ from app.db.session import create_engine, create_session_factory, database_url, 
 from app.i18n import LanguageMiddleware
 from app.props import PropsBridge
 from app.service.commands import on_commit
+from app.service.library import library_content
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, editor, evening, gm, join, report, station, ws
@@ -96,6 +97,7 @@ def create_app(
         app.state.heartbeat_s = heartbeat  # pages render it: their watchdog counts in heartbeats
         app.state.seat_watch = seat_watch
         await hub.start()
+        await library_content(session_factory)  # its translations, for games in play
         props = None
         if chosen.mqtt_url:
             props = PropsBridge(session_factory, chosen.mqtt_url)

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.content import FOLDERS, builtin_files, catalogue_with, parse_item
 from app.db.models import ContentItem, ContentVersion
 from app.db.session import autocommit
+from app.i18n_content import use_library
 from app.rules import new_game
 from app.rules.content import (
     Catalogue,
@@ -220,8 +221,12 @@ async def current_library(session: AsyncSession) -> dict[str, dict[str, Data]]:
 
 
 async def library_content(session_factory: SessionFactory) -> dict[str, dict[str, Data]]:
+    """The library as it is now; its translations are taken for this process's screens too, so
+    a process that starts a game or opens the editor says the newest words."""
     async with autocommit(session_factory) as session:
-        return await current_library(session)
+        library = await current_library(session)
+    use_library(library)
+    return library
 
 
 async def game_catalogue(session_factory: SessionFactory) -> Catalogue:

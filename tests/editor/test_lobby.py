@@ -50,3 +50,29 @@ def test_the_api_lists_custom_scenarios_too(client: TestClient, settings: Settin
     client.post("/editor/import", data={"csrf": csrf}, files=files)
     listed = {s["id"]: s for s in client.get("/api/scenarios").json()["scenarios"]}
     assert "skirmish" in listed and listed["ring-fight"]["ships"][0]["class"] == "gunboat"
+
+
+def test_custom_content_speaks_the_translations_it_carries(
+    client: TestClient, settings: Settings
+) -> None:
+    """A custom item's `[translations.de]` (issue 33, in the players' languages) shows on a
+    German screen of a game made of it, as a shipped file's does."""
+    client.get(f"/editor?organiser_token={settings.organiser_key}")
+    csrf = client.cookies["bc_csrf"]
+    ship = {**ship_copy(), "translations": {"de": {"name": "Kanonenboot"}}}
+    scenario = {**zone_scenario(), "translations": {"de": {"name": "Ringkampf"}}}
+    files = [
+        ("files", ("ships/gunboat.toml", to_toml(ship).encode(), "application/toml")),
+        ("files", ("ring-fight.toml", to_toml(scenario).encode(), "application/toml")),
+    ]
+    assert client.post("/editor/import", data={"csrf": csrf}, files=files).status_code == 200
+    made = client.post(
+        "/gm",
+        data={"csrf": csrf, "scenario": "ring-fight", "choose_modules": "1"},
+        follow_redirects=False,
+    )
+    game_id = made.headers["location"].rsplit("/", 1)[1]
+    dashboard = client.get(f"/gm/{game_id}", headers={**PAGE, "Accept-Language": "de"}).text
+    assert '<html lang="de">' in dashboard
+    assert "Ringkampf" in dashboard and "Ring Fight" not in dashboard
+    assert "Kanonenboot" in dashboard
