@@ -3,7 +3,9 @@ their fields; rows added and removed; the live preview; history and restore."""
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from html import unescape
 from urllib.parse import urlencode
 
@@ -134,3 +136,17 @@ def test_the_preview_shows_what_the_screens_will(
     broken = _set(fields, "name", "Bad\x07name")
     problem = _post(client, f"/editor/{kind}/preview", broken)
     assert "U+0007" in problem.text
+
+
+def test_a_copied_scenario_keeps_its_cues_through_the_form(
+    client: TestClient, settings: Settings
+) -> None:
+    """Cues (issue 34) are not edited in the form; a copy saved through it keeps them whole."""
+    _open(client, settings)
+    copy = client.get("/editor/scenario/new?copy=boarding-party", headers=PAGE)
+    saved = _post(client, "/editor/scenario/form", [*_form(copy.text), ("action", "save")])
+    assert saved.status_code == 303, unescape(saved.text)
+    exported = client.get("/editor/scenario/boarding-party-copy/export")
+    with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
+        scenario = next(files.read(n).decode() for n in files.namelist() if "party-copy" in n)
+    assert 'id = "alarm"' in scenario and 'sound = "alarm"' in scenario
