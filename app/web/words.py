@@ -245,6 +245,8 @@ SENTENCES: dict[str, Sentence] = {
     "cue_did_npc": N_("{ship}'s crew changes"),
     "cue_did_place": N_("{ship} moves"),
     "cue_did_end_combat": N_("the combat ends"),
+    "cue_did_sound": N_("the projector sounds the {sound}"),
+    "sound_played": N_("The projector sounds the {sound}."),
     "cue_did_fire": N_("cue {cue} fires"),
     "cue_when_turn": N_("As turn {turn} begins"),
     "cue_when_every_turn": N_("Every turn"),
@@ -515,6 +517,7 @@ SENTENCES: dict[str, Sentence] = {
     "cue_armed": N_("Cue {cue} is armed already."),
     "cue_loop": N_("Cue {cue} is already firing: a cue cannot fire itself."),
     "unknown_module": N_("There is no module called '{module}'; known: {known}."),
+    "unknown_sound": N_("The projector has no sound called '{sound}'; known: {known}."),
     "unknown_quality": N_("There is no Crew Quality called '{quality}'; known: {known}."),
     "unknown_setting": N_("There is no setting called '{setting}'."),
     "wrong_phase": N_("That cannot be done during {phase}."),
@@ -653,6 +656,15 @@ TERMS: dict[str, dict[str, str]] = {
         "unconscious": Np_("status", "unconscious"),
         "dead": Np_("status", "dead"),
     },
+    "sound": {
+        "alarm": Np_("sound", "alarm"),
+        "chime": Np_("sound", "chime"),
+        "red-alert": Np_("sound", "red alert"),
+        "hit-players": Np_("sound", "hit on our side"),
+        "hit-enemy": Np_("sound", "hit on the enemy"),
+        "destroyed": Np_("sound", "ship destroyed"),
+        "turn-start": Np_("sound", "turn's start"),
+    },
     "quality": {
         "basic": Np_("quality", "Basic"),
         "proficient": Np_("quality", "Proficient"),
@@ -713,6 +725,7 @@ TERMS: dict[str, dict[str, str]] = {
 # Which parameters name one of the engine's things, and of which kind.
 PARAM_KINDS = {
     "phase": "phase",
+    "sound": "sound",
     "action": "action",
     "actions": "action",
     "band": "band",

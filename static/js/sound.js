@@ -1,7 +1,9 @@
 /* The projector's sound cues, synthesised here with WebAudio (nothing to download, nothing from
    the internet). The page is watched rather than told: after every swap the ships' filled boxes,
    wrecks, RED ALERT, the turn and the countdown are compared with the last look, and each change
-   plays its cue. The GM's setting (#sound: data-on, data-volume) mutes it or sets the volume.
+   plays its cue; a sound the GM or a cue plays comes numbered (#sound: data-played, -n), and is
+   played when its number grows. The GM's setting (#sound: data-on, data-volume) mutes it or sets
+   the volume.
    Every cue played is recorded in window.bridgecrewSounds, so a test can tell it fired. */
 (function () {
   "use strict";
@@ -15,7 +17,9 @@
     "destroyed": [[300, 0, .25, "sawtooth"], [200, .2, .3, "sawtooth"], [90, .45, .8, "sawtooth"]],
     "red-alert": [[660, 0, .35, "square"], [440, .4, .35, "square"], [660, .8, .35, "square"], [440, 1.2, .35, "square"]],
     "turn-start": [[523, 0, .15, "triangle"], [659, .15, .15, "triangle"], [784, .3, .3, "triangle"]],
-    "countdown": [[1000, 0, .07, "sine"]]
+    "countdown": [[1000, 0, .07, "sine"]],
+    "alarm": [[880, 0, .3, "sawtooth"], [587, .3, .3, "sawtooth"], [880, .6, .3, "sawtooth"], [587, .9, .3, "sawtooth"], [880, 1.2, .3, "sawtooth"], [587, 1.5, .4, "sawtooth"]],
+    "chime": [[988, 0, .5, "sine"], [1319, .18, .7, "sine"]]
   };
 
   function setting() {
@@ -76,12 +80,15 @@
     var alert = document.getElementById("alert");
     var turn = document.querySelector("#timer .d-turn b");
     var clock = document.querySelector("#timer .countdown[data-deadline]");
+    var sound = document.getElementById("sound");
     var parts = clock ? clock.textContent.trim().split(":") : [];
     return {
       ships: ships,
       alert: !!alert && !alert.classList.contains("off"),
       turn: turn ? Number(turn.textContent) : 0,
-      seconds: parts.length === 2 ? Number(parts[0]) * 60 + Number(parts[1]) : null
+      seconds: parts.length === 2 ? Number(parts[0]) * 60 + Number(parts[1]) : null,
+      played: sound ? Number(sound.dataset.playedN || 0) : 0,
+      playedSound: sound ? sound.dataset.played : null
     };
   }
 
@@ -99,6 +106,7 @@
     });
     if (now.alert && !was.alert) cues.push("red-alert");
     if (now.turn > was.turn) cues.push("turn-start");
+    if (now.played > was.played && CUES[now.playedSound]) cues.push(now.playedSound);
     if (now.seconds !== null && now.seconds !== was.seconds && now.seconds >= 1 && now.seconds <= 10) {
       cues.push("countdown");
     }
@@ -116,7 +124,7 @@
     last = look();
     audio();
     enableButton();
-    new MutationObserver(soon).observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["class", "data-on"]});
+    new MutationObserver(soon).observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["class", "data-on", "data-played-n"]});
     document.addEventListener("click", function () { audio(); setTimeout(enableButton, 100); });
     setInterval(enableButton, 2000);
   });

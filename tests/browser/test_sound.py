@@ -105,3 +105,23 @@ def test_a_phone_thuds_with_the_buzz_once_a_tap_has_readied_its_sound(
     row.locator("input[name=damage]").fill("1")
     row.locator("button:has-text('dmg')").click()
     wait_for_cue(phone, "phone-hit")
+
+
+def test_a_cue_sounds_the_boarding_alarm_each_time_the_gm_fires_it(
+    server: Server, loud_browser: Any
+) -> None:
+    """M-CUES-7: the boarding party's alarm (a prop's button, or the GM's) sounds on the
+    projector every time it fires."""
+    gm = loud_browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    create_game(gm, server.base, "boarding-party")
+    game_id = gm.url.rsplit("/", 1)[1]
+    page = loud_browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.goto(f"{server.base}/display/{game_id}")
+    expect(page.locator("#sound")).to_have_attribute("data-on", "true")
+    for times in (1, 2):
+        gm.locator("#cue-alarm button:has-text('Fire now')").click()
+        expect(page.locator("#sound")).to_have_attribute("data-played-n", str(times), timeout=WAIT)
+        page.wait_for_function(
+            f"window.bridgecrewSounds.filter(s => s.cue === 'alarm').length === {times}",
+            timeout=WAIT,
+        )

@@ -120,6 +120,7 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "module": st.sampled_from(MODULES),
         "quality": st.none() | st.sampled_from(QUALITIES),
         "cue": st.sampled_from([cue["id"] for cue in state.get("cues", [])] + ["no-such-cue"]),
+        "sound": st.sampled_from(["alarm", "chime", "kazoo"]),
         # NextBattle needs the service (a scenario); the engine alone refuses it with a code.
         "scenario": st.sampled_from(["torpedo-run", "no-such-scenario"]),
         # Fields whose values depend on the command.

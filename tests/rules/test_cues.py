@@ -1,4 +1,4 @@
-"""Module `cues` (M-CUES-1..6, issue 34): a scenario's cues, each a trigger and the commands it
+"""Module `cues` (M-CUES-1..7, issue 34): a scenario's cues, each a trigger and the commands it
 gives when it fires, played through `apply`. Most tests put cues read from TOML-shaped data into
 a game of a shipped scenario."""
 
@@ -246,6 +246,27 @@ def test_m_cues_2_red_alert_goes_on_and_off() -> None:
     assert run(state, c.FireCue(cue="off"))["red_alert"] is False
 
 
+# rule: M-CUES-7
+def test_m_cues_7_a_cue_sounds_one_of_the_projectors_sounds_and_again_when_it_repeats() -> None:
+    state = cued("skirmish", cue("siren", {"gm": True}, {"sound": "alarm"}, repeat=True))
+    state, events = run_events(state, c.FireCue(cue="siren"))
+    played = one(events, "SoundPlayed")
+    assert played["sound"] == "alarm"
+    assert sentence(played["words"]) == "The projector sounds the alarm."
+    assert event_view(played, "display") is not None  # the room hears it
+    assert state["sound_played"] == {"sound": "alarm", "n": 1}
+    again = run(state, c.FireCue(cue="siren"))
+    assert again["sound_played"] == {"sound": "alarm", "n": 2}  # numbered: it plays again
+    assert gm_view(again)["game"]["sound"]["played"] == {"sound": "alarm", "n": 2}
+
+
+# rule: M-CUES-7
+def test_m_cues_7_the_gm_plays_a_sound_and_an_unknown_one_is_refused() -> None:
+    state = run(game("skirmish"), c.PlaySound(sound="chime"))
+    assert state["sound_played"] == {"sound": "chime", "n": 1}
+    refused(state, c.PlaySound(sound="kazoo"), "UNKNOWN_SOUND")
+
+
 # rule: M-CUES-2
 def test_m_cues_2_a_wave_arrives_on_squares_or_in_a_zone() -> None:
     state = run(cued("skirmish", cue("wave", {"gm": True}, WAVE)), c.FireCue(cue="wave"))
@@ -483,6 +504,7 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
             "unknown station 'galley'",
         ),
         (cue("x", {"gm": True}, {"fire": "y"}), "cues[0].actions[0].fire", "unknown cue 'y'"),
+        (cue("x", {"gm": True}, {"sound": "kazoo"}), "cues[0].actions[0].sound", "kazoo"),
         (cue("x", {"gm": True}, {"fire": "x"}), "cues[0].actions", "loop: x -> x"),
         (
             cue("x", {"gm": True}, {"npc": "kestrel", "auto": True}),

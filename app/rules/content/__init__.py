@@ -16,6 +16,7 @@ from .checks import (
     first_duplicate,
     index_by_id,
 )
+from .cue_content import SOUNDS as SOUNDS  # the projector's sounds, for PlaySound
 from .cue_content import Cue, Placed, check_cue_references, parse_cues
 from .zone_content import ZoneMap, parse_map
 

@@ -33,6 +33,9 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     "gm": (),
     "prop": (),
 }
+# The projector's sounds (static/js/sound.js draws each): those it plays by itself as the game
+# changes, and two that only the GM or a cue plays (PlaySound).
+SOUNDS = ("alarm", "chime", "red-alert", "hit-players", "hit-enemy", "destroyed", "turn-start")
 # Likewise for an action, by its first key.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "message": ("to",),
@@ -42,6 +45,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "place": ("zone",),
     "end_combat": (),
     "fire": (),
+    "sound": (),
 }
 
 
@@ -208,6 +212,8 @@ def _action(
             "ship": _ship(table, kind, placed),
             "zone": _zone(table, "zone", placed),
         }
+    if kind == "sound":
+        return {"type": "PlaySound", "sound": table.choice(kind, SOUNDS, "sound")}
     if kind == "end_combat":
         if not table.flag(kind):
             raise table.error(kind, "write it as true")

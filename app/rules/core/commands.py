@@ -316,6 +316,13 @@ class SetRedAlert(Command):
 
 
 @dataclass(frozen=True)
+class PlaySound(Command):
+    """The projector plays one of its sounds (gm.SOUNDS) now: the GM's, or a cue's action."""
+
+    sound: str
+
+
+@dataclass(frozen=True)
 class SetModule(Command):
     module: str
     on: bool
@@ -418,6 +425,7 @@ COMMANDS: dict[str, type[Command]] = {
         UnseatCrew,
         SendMessage,
         SetRedAlert,
+        PlaySound,
         SetModule,
         SetSetting,
         SetDisplayLanguage,

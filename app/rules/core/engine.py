@@ -266,6 +266,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.UnseatCrew: gm.unseat_crew,
     c.SendMessage: gm.send_message,
     c.SetRedAlert: gm.set_red_alert,
+    c.PlaySound: gm.play_sound,
     c.SetModule: gm.set_module,
     c.SetSetting: gm.set_setting,
     c.SetDisplayLanguage: gm.set_display_language,

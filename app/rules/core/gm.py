@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..content import MODULES, SHIPS_MAX
+from ..content import MODULES, SHIPS_MAX, SOUNDS
 from . import commands as c
 from .cards import draw_up, enforce_limit, return_skill_cards
 from .combat import check_open_to_players
@@ -475,6 +475,15 @@ def send_message(ctx: Context, cmd: c.SendMessage) -> None:
 def set_red_alert(ctx: Context, cmd: c.SetRedAlert) -> None:
     ctx.state["red_alert"] = cmd.on
     ctx.emit("RedAlertSet", message("red_alert_on" if cmd.on else "red_alert_off"), on=cmd.on)
+
+
+def play_sound(ctx: Context, cmd: c.PlaySound) -> None:
+    """The sound is numbered, so the projector plays it again when it comes again."""
+    if cmd.sound not in SOUNDS:
+        raise refuse("UNKNOWN_SOUND", sound=cmd.sound, known=list(SOUNDS))
+    played = ctx.state.get("sound_played") or {"n": 0}
+    ctx.state["sound_played"] = {"sound": cmd.sound, "n": played["n"] + 1}
+    ctx.emit("SoundPlayed", message("sound_played", sound=cmd.sound), sound=cmd.sound)
 
 
 def set_module(ctx: Context, cmd: c.SetModule) -> None:

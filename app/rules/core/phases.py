@@ -23,6 +23,7 @@ ANY_PHASE = frozenset(
         "UnseatCrew",
         "SendMessage",
         "SetRedAlert",
+        "PlaySound",
         "SetSetting",
         "SetDisplayLanguage",
         "SetNpc",

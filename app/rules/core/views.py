@@ -56,7 +56,10 @@ def _game(state: State) -> View:
         "deadline": state["deadline"],
         "paused": state["paused"],
         "red_alert": state["red_alert"],
-        "sound": {name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
+        "sound": {
+            **{name: state["settings"].get(name, v) for name, v in SOUND_DEFAULTS.items()},
+            "played": state.get("sound_played"),  # the last sound the GM or a cue played
+        },
         "language": state["settings"].get("display_language", "en"),  # the projector's
         "modules": list(state["modules"]),
         "map": _map(state),

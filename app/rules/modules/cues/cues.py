@@ -87,6 +87,8 @@ def did(action: dict[str, Any], state: State) -> Message:
         return message("cue_did_place", ship=state["ships"][action["ship"]]["name"])
     if kind == "EndCombat":
         return message("cue_did_end_combat")
+    if kind == "PlaySound":
+        return message("cue_did_sound", sound=action["sound"])
     return message("cue_did_fire", cue=get_cue(state, action["cue"])["name"])
 
 
