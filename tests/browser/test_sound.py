@@ -39,6 +39,17 @@ def wait_for_cue(page: Page, cue: str) -> None:
     page.wait_for_function(f"window.bridgecrewSounds.some(s => s.cue === '{cue}')", timeout=WAIT)
 
 
+def gm_and_projector(server: Server, browser: Any, scenario: str) -> tuple[Page, Page]:
+    """A new game's GM dashboard, and its projector with the sound on."""
+    gm: Page = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    create_game(gm, server.base, scenario)
+    game_id = gm.url.rsplit("/", 1)[1]
+    page: Page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.goto(f"{server.base}/display/{game_id}")
+    expect(page.locator("#sound")).to_have_attribute("data-on", "true")
+    return gm, page
+
+
 def set_track(gm: Page, ship: str, damage: int) -> None:
     row = gm.locator("article.gm-ship", has_text=ship).locator("tr", has_text="Hull")
     row.locator("input[name=damage]").fill(str(damage))
@@ -48,12 +59,7 @@ def set_track(gm: Page, ship: str, damage: int) -> None:
 def test_every_cue_fires_and_the_gm_mutes_and_sets_the_volume(
     server: Server, loud_browser: Any
 ) -> None:
-    gm = loud_browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    create_game(gm, server.base, "skirmish")
-    game_id = gm.url.rsplit("/", 1)[1]
-    page = loud_browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
-    page.goto(f"{server.base}/display/{game_id}")
-    expect(page.locator("#sound")).to_have_attribute("data-on", "true")
+    gm, page = gm_and_projector(server, loud_browser, "skirmish")
     assert played(page) == []
 
     gm.click("#gm-settings summary")
@@ -112,12 +118,7 @@ def test_a_cue_sounds_the_boarding_alarm_each_time_the_gm_fires_it(
 ) -> None:
     """M-CUES-7: the boarding party's alarm (a prop's button, or the GM's) sounds on the
     projector every time it fires."""
-    gm = loud_browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-    create_game(gm, server.base, "boarding-party")
-    game_id = gm.url.rsplit("/", 1)[1]
-    page = loud_browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
-    page.goto(f"{server.base}/display/{game_id}")
-    expect(page.locator("#sound")).to_have_attribute("data-on", "true")
+    gm, page = gm_and_projector(server, loud_browser, "boarding-party")
     for times in (1, 2):
         gm.locator("#cue-alarm button:has-text('Fire now')").click()
         expect(page.locator("#sound")).to_have_attribute("data-played-n", str(times), timeout=WAIT)
