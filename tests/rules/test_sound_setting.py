@@ -10,7 +10,8 @@ from .builders import game, refused, run
 
 
 def test_a_new_game_has_sound_on_at_80_percent() -> None:
-    assert display_view(game())["game"]["sound"] == {"sound": True, "sound_volume": 80}
+    sound = display_view(game())["game"]["sound"]
+    assert sound == {"sound": True, "sound_volume": 80, "played": None}  # nothing played yet
 
 
 def test_the_gm_mutes_and_sets_the_volume() -> None:
@@ -19,7 +20,8 @@ def test_the_gm_mutes_and_sets_the_volume() -> None:
         c.SetSetting(name="sound", value=False),
         c.SetSetting(name="sound_volume", value=30),
     )
-    assert display_view(state)["game"]["sound"] == {"sound": False, "sound_volume": 30}
+    sound = display_view(state)["game"]["sound"]
+    assert sound == {"sound": False, "sound_volume": 30, "played": None}
 
 
 def test_bad_sound_values_are_refused() -> None:
