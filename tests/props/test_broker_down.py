@@ -30,7 +30,9 @@ async def test_the_game_goes_on_while_the_broker_is_dead_and_props_hear_it_again
     async with connect(f"{live.ws}/ws/events/{table.game_id}") as screen:
         assert (await next_message(screen))["type"] == "hello"
         await table.gm_command(type="StartTurn", seconds=0)
-        for i in range(20):  # every command answered, as ever (gm_command asserts 200)
+        # Every command is answered, as ever (gm_command asserts 200). The whole test stays
+        # well inside the GM's burst of 20 commands, so the rate limit never comes into it.
+        for i in range(8):
             await table.gm_command(type="SendMessage", text=f"All hands, {i}")
         await table.gm_command(type="SetRedAlert", on=False)
         # The screens go on being pushed to: the hub hears of each commit before the bridge.
