@@ -33,6 +33,7 @@ from app.service import canonical, view_for
 from app.web.live import push
 from app.web.live.push import Cache, Screen
 from app.web.panels import Inputs, Reads
+from app.web.words import said
 
 State = dict[str, Any]
 
@@ -149,6 +150,7 @@ def whole_rounds(
         played.append((state, screens(seats), states))
     best, commands = float("inf"), 0
     for _ in range(repeats):
+        said.cache_clear()  # each pass says its messages afresh, as a new process would
         total, commands = 0.0, 0
         for state, viewers, states in played:
             bridge = Bridge(viewers, locales)

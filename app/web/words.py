@@ -22,8 +22,10 @@ from __future__ import annotations
 import gettext as gettext_module
 import logging
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Protocol
 
+import orjson
 from jinja2 import pass_context
 from jinja2.runtime import Context
 
@@ -38,6 +40,7 @@ class Words(Protocol):
     def gettext(self, message: str, /) -> str: ...
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
     def pgettext(self, context: str, message: str, /) -> object: ...
+    def __hash__(self) -> int: ...  # one object per language: sentences are kept by it
 
 
 ENGLISH: Words = gettext_module.NullTranslations()
@@ -786,10 +789,21 @@ def say(message: Mapping[str, Any] | str | None, words: Words = ENGLISH) -> str:
     if isinstance(message, str):
         return words.gettext(message) if message else message
     try:
-        return sentence(message, words)
+        try:
+            key = orjson.dumps(message)
+        except TypeError:  # not JSON, so not from the engine: said as it is, not kept
+            return sentence(message, words)
+        return said(key, words)
     except MessageError:
         log.exception("a message that does not fit its sentence")
         return str(message.get("msg"))
+
+
+@lru_cache(maxsize=4096)
+def said(message: bytes, words: Words) -> str:
+    """A message's sentence, kept: a log line or a reveal is said again on every screen that
+    shows it, and again after each command while it stays in view."""
+    return sentence(orjson.loads(message), words)
 
 
 def request_words(scope: Mapping[str, Any]) -> Words:
