@@ -33,7 +33,7 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from jinja2 import pass_context
 from jinja2.runtime import Context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -214,8 +214,12 @@ class Language:
             text = kept.get(message)
             if text is None:
                 text = kept[message] = Markup(words.gettext(message))  # noqa: S704 - catalogue text
-            # As newstyle gettext: always a format string ("%%" is "%"); values escaped.
-            return text % variables if variables or "%" in text else text
+            if not variables and "%" not in text:
+                return text
+            # As newstyle gettext: always a format string ("%%" is "%"); values escaped (numbers
+            # need not be). What Markup's own `%` does, without wrapping every value in a helper.
+            shown = {k: v if isinstance(v, int) else escape(v) for k, v in variables.items()}
+            return Markup(str.__mod__(text, shown))  # noqa: S704 - catalogue text, values escaped
 
         return underscore
 
