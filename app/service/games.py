@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import secrets
-import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -87,7 +86,6 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
-            forget_games_held()
             return game_id, join_code, gm_token
         except IntegrityError as error:
             if "join_code" not in str(error.orig):
@@ -189,25 +187,10 @@ async def events_after(
     return version, shown
 
 
-GAMES_HELD_SECONDS = 10.0  # the lobby's count is this old at most: it is a scan of every game
-_games_held: tuple[float, int] | None = None
-
-
 async def games_held(session_factory: SessionFactory) -> int:
     """How many games this server holds (every game not yet expired, app/sweeper.py)."""
-    global _games_held
-    now = time.monotonic()
-    if _games_held is None or _games_held[0] < now:
-        async with autocommit(session_factory) as session:
-            count = await session.scalar(select(func.count()).select_from(Game))
-        _games_held = (now + GAMES_HELD_SECONDS, int(count or 0))
-    return _games_held[1]
-
-
-def forget_games_held() -> None:
-    """Games were made or deleted here: the next count asks the database."""
-    global _games_held
-    _games_held = None
+    async with autocommit(session_factory) as session:
+        return int(await session.scalar(select(func.count()).select_from(Game)) or 0)
 
 
 def token_hash(token: str) -> str:

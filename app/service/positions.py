@@ -18,7 +18,7 @@ from app.rules.core.messages import message
 
 from .commands import CommandResult, SessionFactory, game_key, locked
 from .errors import ServiceError
-from .seats import follow_crew, realign, seats_ended
+from .seats import follow_crew, realign
 
 
 async def change_position(
@@ -41,9 +41,7 @@ async def change_position(
             Actor.for_seat(str(seat.id)),
             command_id,
         )
-        moved = await realign(game)
-    if moved:
-        seats_ended(key)
+        await realign(game)
     return result
 
 
@@ -57,7 +55,5 @@ async def run_command(
     key = game_key(game_id)
     async with locked(session_factory, key) as game:
         result = await game.apply(*command, **options)
-        moved = await follow_crew(game, result.events)
-    if moved:
-        seats_ended(key)
+        await follow_crew(game, result.events)
     return result

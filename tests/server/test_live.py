@@ -259,8 +259,19 @@ async def test_compression_is_as_the_settings_say(live: LiveServer, table: Async
 def _listener() -> tuple[listener.Listener, list[tuple[uuid.UUID, int]]]:
     """A listener whose wanted versions are recorded, not pushed."""
     wanted: list[tuple[uuid.UUID, int]] = []
-    heard = listener.Listener("", lambda game, v: wanted.append((game, v)), lambda: None)
+    heard = listener.Listener(
+        "", lambda game, v: wanted.append((game, v)), lambda: None, lambda game: None
+    )
     return heard, wanted
+
+
+def test_a_notice_that_seats_ended_is_passed_on_whichever_process_sent_it() -> None:
+    ended: list[uuid.UUID] = []
+    heard = listener.Listener("", lambda game, v: None, lambda: None, ended.append)
+    game = uuid.uuid4()
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"seats:{game}")
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, "seats:not-a-game")  # ignored
+    assert ended == [game]
 
 
 async def test_another_process_s_notice_is_passed_on_and_odd_ones_are_not() -> None:

@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import uuid
+from collections.abc import Callable
 
 from starlette.websockets import WebSocket, WebSocketState
 
@@ -28,13 +29,15 @@ class Hub:
         session_factory: SessionFactory,
         dsn: str,
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
+        seats_ended: Callable[[uuid.UUID], None] = lambda game_id: None,
     ) -> None:
+        """`seats_ended` is told the game whose seats ended, in any process (by LISTEN)."""
         self._session_factory = session_factory
         self._heartbeat_seconds = heartbeat_seconds
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._want, self.resync_all)
+        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended)
 
     @property
     def listening(self) -> bool:
