@@ -44,8 +44,8 @@ from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.service import ServiceError, run_command
-from app.service.commands import SessionFactory
-from app.service.seats import ONLINE_SECONDS, tell_seats_ended
+from app.service.commands import SessionFactory, tell_seats_ended
+from app.service.seats import ONLINE_SECONDS
 from app.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,10 @@ from .commands import (
     CommandResult,
     Viewer,
     canonical,
+    load_state,
     replay_state,
+    run_command,
+    view_for,
 )
 from .demo import create_demo_game, ensure_demo_game
 from .errors import ServiceError
@@ -20,11 +23,8 @@ from .games import (
     events_after,
     game_by_join_code,
     game_info,
-    load_state,
     token_hash,
-    view_for,
 )
-from .positions import run_command  # commands.run_command, with the seat rows following the crew
 from .seats import (
     SeatInfo,
     create_seat,

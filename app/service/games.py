@@ -15,11 +15,11 @@ from sqlalchemy.exc import IntegrityError
 from app.content import catalogue_with
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
-from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
+from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
+from .commands import SessionFactory, Viewer, canonical, game_key, load_state, locked, view_for
 from .errors import ServiceError, no_such_game
 from .library import library_content
 
@@ -132,31 +132,11 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
     return GameInfo(*row) if row else None
 
 
-async def load_state(
-    session_factory: SessionFactory, game_id: uuid.UUID | str
-) -> tuple[int, State]:
-    """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
-    async with autocommit(session_factory) as session:
-        return await read_state(session, game_key(game_id))
-
-
 async def current_view(
     session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
 ) -> tuple[int, dict[str, Any]]:
     version, state = await load_state(session_factory, game_id)
     return version, view_for(state, viewer)
-
-
-def view_for(state: State, viewer: Viewer, shared: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One viewer's view. `shared` (app.rules.shared_view of the same state) saves working out
-    what every view shows again for each of several viewers; such views share parts: read only."""
-    if viewer == "gm":
-        return gm_view(state, shared)
-    if viewer == "display":
-        return display_view(state, shared)
-    if isinstance(viewer, tuple) and viewer[0] == "seat":
-        return station_view(state, viewer[1], shared)
-    raise ValueError(f"unknown viewer {viewer!r}")
 
 
 async def events_after(

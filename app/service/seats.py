@@ -14,16 +14,23 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import and_, func, select, text, update
+from sqlalchemy import and_, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.rules.core.messages import message
-from app.rules.core.state import seat_station
 
-from .commands import NOTIFY_CHANNEL, LockedGame, SessionFactory, game_key, locked
+from .commands import (
+    CommandResult,
+    LockedGame,
+    SessionFactory,
+    game_key,
+    locked,
+    realign,
+    tell_seats_ended,
+)
 from .errors import ServiceError
 from .games import token_hash
 
@@ -46,12 +53,11 @@ class SeatInfo:
 
 # --- Who a token is ---------------------------------------------------------------------------
 #
-# Asked once per request (the rate limit's look-up is handed to the route, app/deps.py), and
+# Asked once per request (the rate limit's look-up is handed to the route, app/web/screen.py),
 # answered by the database each time, so a seat that ended, here or in another process, opens
 # nothing from the next request on. Ending seats also sends SEATS_ENDED on the notification
 # channel, so every process's SeatWatch (app/web/ws.py) closes that seat's sockets at once.
 
-SEATS_ENDED = "seats"  # the notice's payload is "seats:<game id>"
 Owner = Literal["gm"] | SeatInfo
 
 
@@ -87,14 +93,6 @@ async def token_owner(
     if hmac.compare_digest(row[0], hashed):
         return "gm"
     return _info(row[1]) if row[1] is not None else None
-
-
-async def tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
-    """Every process hears it when this transaction commits (and only if it does)."""
-    await session.execute(
-        text("SELECT pg_notify(:channel, :payload)"),
-        {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
-    )
 
 
 def _info(seat: Seat) -> SeatInfo:
@@ -195,9 +193,8 @@ async def create_seat(
             f"seat:{seat_id}",
         )
         # Rows left behind by a move the engine made outside a seat change are put right first.
-        moved = await realign(game)
-        ended = await _end_claims(session, key, ship, station) + int(moved)
-        if ended:
+        await realign(game)
+        if await _end_claims(session, key, ship, station):
             await tell_seats_ended(session, key)
         session.add(
             Seat(
@@ -444,46 +441,26 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
         raise ServiceError("NO_SUCH_SEAT", message("no_such_seat")) from None
 
 
-# --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
-
-# Events after which the engine may have the crew somewhere its seat rows do not say: a queued
-# move that happened (however its station freed), a fallen character carried off, an undo.
-CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
-
-
-async def follow_crew(game: LockedGame, events: Iterable[dict[str, object]]) -> bool:
-    """`realign` when this command's events may have moved crew; True when a row changed."""
-    if not any(event.get("type") in CREW_MOVED for event in events):
-        return False
-    return await realign(game)
-
-
-async def realign(game: LockedGame) -> bool:
-    """Make the game's live seat rows name the stations the engine has their crew at; a seat
-    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
-    row changed."""
-    session, state = game.session, game.state
-    rows = (
-        await session.scalars(
-            select(Seat).where(Seat.game_id == game.game_id, Seat.revoked_at.is_(None))
+async def change_position(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    seat_id: uuid.UUID,
+    station: str,
+    command_id: str,
+) -> CommandResult:
+    """M-SEATS-1: the seat's player moves to `station` of their ship (at once, or queued by the
+    engine), and the seat row moves with them: its phone then acts for the new station."""
+    key = game_key(game_id)
+    async with locked(session_factory, key) as game:
+        seat = await game.session.scalar(
+            select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
         )
-    ).all()
-    moving: list[tuple[Seat, str, str]] = []
-    for row in rows:
-        found = seat_station(state, str(row.id))
-        if found is None:
-            row.revoked_at = datetime.now(UTC)
-        elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
-            moving.append((row, found[0]["id"], found[1]["id"]))
-    ended = [row for row in rows if row.revoked_at is not None]
-    if not moving and not ended:
-        return False
-    # Two steps, so that rows trading stations never both claim one (a unique index).
-    for row, _, _ in moving:
-        row.station = f"~{row.id}"
-    await session.flush()
-    for row, ship, station in moving:  # a new battle (E-EVENING-1) moves crews between ships
-        row.ship, row.station = ship, station
-    await session.flush()
-    await tell_seats_ended(session, game.game_id)
-    return True
+        if seat is None:
+            raise ServiceError("NO_SUCH_SEAT", message("no_such_seat_or_freed"))
+        result = await game.apply(
+            {"type": "ChangePosition", "ship": seat.ship, "station": station},
+            Actor.for_seat(str(seat.id)),
+            command_id,
+        )
+        await realign(game)
+    return result

@@ -5,13 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.deps import GameId, SessionFactoryDep
 from app.service import ServiceError, game_info
 from app.service.commands import game_key
 
 from .join import join_qr
 from .reading import read_view
-from .screen import error_page, panels, screen_page
+from .screen import GameId, SessionFactoryDep, error_page, panels, screen_page
 
 router = APIRouter(tags=["display"])
 

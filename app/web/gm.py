@@ -19,7 +19,6 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import builtin_files
-from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
@@ -45,12 +44,16 @@ from .reading import read_view
 from .render import render_template
 from .screen import (
     CsrfChecked,
+    GameId,
+    SessionFactoryDep,
     act,
     csrf_token,
     error_page,
     form_command,
+    gm_cookie,
     page,
     panels,
+    screen_caller,
     screen_page,
     set_cookie,
     toast,

@@ -9,21 +9,26 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import GameId, SessionFactoryDep, screen_caller, seat_cookie
 from app.rules import Actor
 from app.rules.core.messages import message
-from app.service import (
-    SeatInfo,
-    ServiceError,
-    game_info,
-    positions,
-    revoke_seat,
-)
+from app.service import SeatInfo, ServiceError, game_info, revoke_seat
 from app.service.commands import game_key
+from app.service.seats import change_position as move_seat
 
 from .fields import whole_number
 from .reading import read_view
-from .screen import CsrfChecked, error_page, form_command, panels, screen_page, toast
+from .screen import (
+    CsrfChecked,
+    GameId,
+    SessionFactoryDep,
+    error_page,
+    form_command,
+    panels,
+    screen_caller,
+    screen_page,
+    seat_cookie,
+    toast,
+)
 
 router = APIRouter(tags=["station"])
 
@@ -226,7 +231,7 @@ async def change_position(
     form = await request.form()
     command_id = str(form.get("command_id") or "") or secrets.token_hex(12)
     try:
-        await positions.change_position(
+        await move_seat(
             session_factory,
             game_id,
             seat.id,

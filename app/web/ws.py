@@ -19,7 +19,6 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
-from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
 from app.rules.core.messages import message
 from app.service import (
     ServiceError,
@@ -38,6 +37,8 @@ from app.web.limits import CLOSE_POLICY
 from app.web.live import Audience, Format
 from app.web.security import same_origin
 from app.web.words import say
+
+from .screen import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
 
 log = logging.getLogger(__name__)
 

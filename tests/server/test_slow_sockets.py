@@ -1,5 +1,5 @@
 """A socket that does not read is dropped, not buffered: what waits for it is bounded in bytes
-(app/web/live/connections.py, OUTBOX_BYTES), and past that it is closed with 1013 (try again
+(app/web/live/hub.py, OUTBOX_BYTES), and past that it is closed with 1013 (try again
 later, after which htmx-ext-ws reconnects). Every other screen of the game goes on as before."""
 
 import asyncio
@@ -14,7 +14,7 @@ from websockets.frames import Close
 from websockets.uri import parse_uri
 
 from app.settings import Settings
-from app.web.live import connections
+from app.web.live import hub as connections
 
 from .conftest import AsyncTable, LiveServer, next_message
 

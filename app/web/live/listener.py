@@ -14,8 +14,7 @@ from collections.abc import Callable
 import asyncpg  # type: ignore[import-untyped]
 
 from app.service import notices
-from app.service.commands import NOTIFY_CHANNEL
-from app.service.seats import SEATS_ENDED
+from app.service.commands import NOTIFY_CHANNEL, SEATS_ENDED
 
 log = logging.getLogger(__name__)
 
