@@ -458,8 +458,7 @@ CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"}
 
 async def realign(game: LockedGame) -> None:
     """Make the game's live seat rows name the stations the engine has their crew at; a seat
-    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
-    row changed."""
+    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends."""
     session, state = game.session, game.state
     rows = (
         await session.scalars(

@@ -19,10 +19,11 @@ from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, Viewer, canonical, game_key, load_state, locked, view_for
+from .commands import SessionFactory, Viewer, canonical, game_key, locked
 from .errors import ServiceError, no_such_game
 from .library import library_content
 
+SEED_MAX = 2**63 - 1  # a GM's chosen seed: what a key is made from (rng.chosen)
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
 
 
@@ -55,13 +56,13 @@ async def create_game(
     library = await library_content(session_factory)
     catalogue = catalogue_with(library)
     scenario = scenario_in(catalogue, scenario_id)
-    if seed is not None and not 0 <= seed < 2**63:
+    if seed is not None and not 0 <= seed <= SEED_MAX:
         raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
     state = canonical(new_game(scenario, catalogue, seed=start))
-    rest, cards = stored_state(state)
+    columns, cards = stored_state(state)
     switches = [(m, True) for m in sorted(set(modules) - set(state["modules"]))]
     switches += [(m, False) for m in sorted(set(modules_off) & set(state["modules"]))]
     for attempt in range(20):
@@ -75,7 +76,7 @@ async def create_game(
             scenario=scenario_id,
             seed=start,
             version=0,
-            state=rest,
+            state=columns,
             cards=cards,
             gm_token_hash=token_hash(gm_token),
             content=library or None,
@@ -130,13 +131,6 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
             )
         ).one_or_none()
     return GameInfo(*row) if row else None
-
-
-async def current_view(
-    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
-) -> tuple[int, dict[str, Any]]:
-    version, state = await load_state(session_factory, game_id)
-    return version, view_for(state, viewer)
 
 
 async def events_after(

@@ -111,8 +111,8 @@ def phone_seat_tokens(secret_key: str, game_id: uuid.UUID | str, phone: str) -> 
     the phone asks again, and it gets that seat back instead of finding its own station taken.
     Derived with the server's key, like the demo GM token: nobody without it can work one out.
     Anyone holding `phone` holds the seat, so it must never be a value a page shows (as the CSRF
-    token is, which was once used here: hence "phone-key-seat", so no token derived from a CSRF
-    value then can be reached by presenting that value as a phone's key now)."""
+    token is). The "phone-key-seat" label keeps these apart from tokens derived from anything
+    else with the same key."""
     tokens = []
     for attempt in range(PHONE_TOKENS):
         message = f"phone-key-seat:{game_key(game_id)}:{phone}:{attempt}".encode()

@@ -222,14 +222,11 @@ def _project(node: Any, tree: Tree | None, read: bool = False) -> Any:
 
 
 def _digest(value: Any) -> int:
-    """The value's JSON, hashed by Python's own hash of bytes: SipHash under a key drawn afresh by
-    each process, 64 bits, five times as fast as a 128-bit blake2b here. A digest never leaves
-    the process that made it (a socket's panels are pushed by the process holding the socket)."""
-    try:
-        data = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-    except TypeError:  # something orjson will not write: slower, still deterministic
-        data = json.dumps(value, default=repr).encode()
-    return hash(data)
+    """The value's JSON (views are plain JSON data), hashed by Python's own hash of bytes: SipHash
+    under a key drawn afresh by each process, 64 bits, cheaper than a cryptographic digest. A
+    digest never leaves the process that made it (a socket's panels are pushed by the process
+    holding the socket)."""
+    return hash(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
 
 
 Reads = dict[tuple[int, int], int]  # (digest of a part, id of a tree) -> what it reads

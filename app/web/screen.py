@@ -14,7 +14,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -31,7 +31,7 @@ from app.service.seats import token_elsewhere, token_owner
 from .fields import plain_form_text
 from .limits import OWNER_FOUND
 from .live import Audience, Hub
-from .reading import off_loop
+from .reading import off_loop, read_view
 from .render import render_page, render_push, render_template, render_toast
 
 CSRF_COOKIE = "bc_csrf"
@@ -223,13 +223,18 @@ def toast(error: ServiceError) -> HTMLResponse:
 
 async def screen_page(
     request: Request,
+    session_factory: SessionFactory,
     audience: Audience,
     game_id: uuid.UUID,
-    version: int,
-    view: dict[str, Any],
+    viewer: Viewer,
     **extra: Any,
 ) -> HTMLResponse:
-    """A screen's whole page; `extra` holds what only some screens show (the join QR)."""
+    """A screen's whole page, as `viewer` sees the game; `extra` holds what only some screens
+    show (the join QR)."""
+    try:
+        version, view = await read_view(session_factory, game_id, viewer)
+    except ServiceError as error:
+        return error_page(request, error)
     token = csrf_token(request)
     html = await off_loop(
         render_page,
@@ -244,8 +249,11 @@ async def screen_page(
     return page(html, token)
 
 
-async def panels(audience: Audience, version: int, view: dict[str, Any]) -> HTMLResponse:
+async def panels(
+    session_factory: SessionFactory, audience: Audience, game_id: uuid.UUID, viewer: Viewer
+) -> HTMLResponse:
     """Every panel of a screen, out of band: what a screen fetches when it wakes up."""
+    version, view = await read_view(session_factory, game_id, viewer)
     html = await off_loop(render_push, audience, view, version)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
@@ -266,24 +274,21 @@ async def form_command(
         plain_form_text(data)
     except ServiceError as error:
         return toast(error)
-    command_id = str(form.get("command_id") or "")
-    return await act(
-        session_factory, game_id, data, actor, f"{id_scope}:{command_id}" if command_id else None
-    )
+    command_id = form_command_id(form, id_scope)
+    return await act(run_command(session_factory, game_id, data, actor, command_id=command_id))
 
 
-async def act(
-    session_factory: SessionFactory,
-    game_id: uuid.UUID,
-    data: dict[str, Any],
-    actor: Actor,
-    command_id: str | None,
-) -> Response:
+def form_command_id(form: Any, id_scope: str) -> str:
+    """The command id a form sent, kept apart from other callers' by `id_scope`; a fresh one if it
+    sent none."""
+    sent = str(form.get("command_id") or "")
+    return f"{id_scope}:{sent}" if sent else secrets.token_hex(12)
+
+
+async def act(command: Awaitable[Any]) -> Response:
     """Run one command: 204 once it is applied, or the refusal as a toast."""
     try:
-        await run_command(
-            session_factory, game_id, data, actor, command_id=command_id or secrets.token_hex(12)
-        )
+        await command
     except ServiceError as error:
         return toast(error)
     return Response(status_code=204)

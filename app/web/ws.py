@@ -35,6 +35,7 @@ from app.service.seats import (
 )
 from app.web.limits import CLOSE_POLICY
 from app.web.live import Audience, Format
+from app.web.live.hub import CLOSE_TRY_AGAIN
 from app.web.security import same_origin
 from app.web.words import say
 
@@ -125,7 +126,7 @@ async def _admit(websocket: WebSocket, check: Callable[[], Awaitable[T]]) -> T |
     except ServiceError as error:
         await _refuse(websocket, error)
     except (DBAPIError, OSError):
-        await websocket.close(1013, "DATABASE_UNAVAILABLE: try again in a moment")
+        await websocket.close(CLOSE_TRY_AGAIN, "DATABASE_UNAVAILABLE: try again in a moment")
     return None
 
 

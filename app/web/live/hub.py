@@ -142,7 +142,7 @@ class Room:
     # While sockets join: the state they are shown, and panels' HTML by (audience, panel,
     # inputs key, language), shared by the screens joining together; let go once none is waiting.
     joined: tuple[int, State] | None = None
-    panels: dict[tuple[str, str, int, str], bytes] = field(default_factory=dict)
+    panels: PanelCache = field(default_factory=dict)
 
 
 def event_message(event: dict[str, Any]) -> str:
