@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.content import catalogue_with
@@ -106,30 +106,23 @@ def scenario_in(catalogue: Catalogue, scenario_id: str) -> Scenario:
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:
-    async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
-                    Game.id == game_key(game_id)
-                )
-            )
-        ).one_or_none()
-    if row is None:
+    info = await _game_where(session_factory, Game.id == game_key(game_id))
+    if info is None:
         raise no_such_game()
-    return GameInfo(*row)
+    return info
 
 
 async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> GameInfo | None:
     """The game a phone joins by its code (typed in any case, spaces ignored)."""
-    code = "".join(join_code.split()).upper()
+    return await _game_where(session_factory, Game.join_code == "".join(join_code.split()).upper())
+
+
+async def _game_where(
+    session_factory: SessionFactory, condition: ColumnElement[bool]
+) -> GameInfo | None:
+    columns = select(Game.id, Game.join_code, Game.scenario, Game.version)
     async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
-                    Game.join_code == code
-                )
-            )
-        ).one_or_none()
+        row = (await session.execute(columns.where(condition))).one_or_none()
     return GameInfo(*row) if row else None
 
 
