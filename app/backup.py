@@ -49,7 +49,7 @@ from app.rules.content import ContentError
 from app.service import ServiceError
 from app.service.commands import canonical, deadline_columns, locked, sender_of
 from app.service.games import JOIN_ALPHABET, token_hash
-from app.service.seats import end_seats, seats_ended
+from app.service.seats import end_seats
 
 FORMAT = "bridgecrew-game"
 FORMAT_VERSION = 2
@@ -490,8 +490,6 @@ async def import_game(
         ) from error
     except ServiceError as error:  # the engine refused to free a seat: the file is at fault
         raise BackupError(error.code, error.message) from error
-    if freed:
-        seats_ended(game_id)
     return Imported(str(game_id), join_code, gm_token, len(freed))
 
 

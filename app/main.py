@@ -90,9 +90,9 @@ def create_app(
         engine = create_engine(url)
         session_factory = create_session_factory(engine)
         heartbeat = heartbeat_seconds or chosen.heartbeat_s
-        hub = Hub(session_factory, plain_dsn(url), heartbeat)
-        sweeper = DeadlineSweeper(session_factory, expiry=Expiry.of(chosen))
         seat_watch = ws.SeatWatch(session_factory)
+        hub = Hub(session_factory, plain_dsn(url), heartbeat, seat_watch.notice)
+        sweeper = DeadlineSweeper(session_factory, expiry=Expiry.of(chosen))
         app.state.settings = chosen
         app.state.session_factory = session_factory
         app.state.hub = hub

@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, exists, or_, select, text, tuple_
+from sqlalchemy import ColumnElement, and_, delete, exists, or_, select, tuple_
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from app.backup import export_of
@@ -44,9 +44,8 @@ from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.service import ServiceError, run_command
-from app.service.commands import NOTIFY_CHANNEL, SessionFactory
-from app.service.games import forget_games_held
-from app.service.seats import ONLINE_SECONDS, SEATS_ENDED, seats_ended
+from app.service.commands import SessionFactory, tell_seats_ended
+from app.service.seats import ONLINE_SECONDS
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -239,8 +238,6 @@ async def expire_games(
         if len(batch) < EXPIRE_BATCH:
             break
         after = batch[-1]
-    if deleted:
-        forget_games_held()
     return deleted
 
 
@@ -259,11 +256,7 @@ async def _expire_game(
             data = await export_of(session, game)
             await asyncio.to_thread(_write_export, expiry.export_dir, game_id, data)
         await session.execute(delete(Game).where(Game.id == game_id))  # its rows go with it
-        await session.execute(
-            text("SELECT pg_notify(:channel, :payload)"),
-            {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
-        )
-    seats_ended(game_id)  # its tokens open nothing, here and (by the notice) everywhere
+        await tell_seats_ended(session, game_id)  # its phones' sockets close
     log.info("game %s expired%s", game_id, " (exported first)" if expiry.export_dir else "")
     return True
 

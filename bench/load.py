@@ -67,8 +67,8 @@ from app.content import load_catalogue  # noqa: E402
 from app.rules import Actor, RulesError, apply, new_game, parse_command  # noqa: E402
 from app.rules import commands as c  # noqa: E402
 from app.rules.bot import propose, stations_to_order  # noqa: E402
+from app.service import view_for  # noqa: E402
 from app.service.commands import canonical, command_fields  # noqa: E402
-from app.service.games import view_for  # noqa: E402
 from app.settings import get_settings  # noqa: E402
 from app.web.protocols import WS_PROTOCOL  # noqa: E402
 
@@ -537,9 +537,9 @@ class Mirror:
         views = [view_for(self.state, viewer) for viewer in self._viewers()]
         if self.expect == "view":
             return views
-        from app.web.panels import Inputs
+        from app.web.render import Inputs
 
-        # A screen is pushed when one of its panels' inputs changed (app/web/live/push.py).
+        # A screen is pushed when one of its panels' inputs changed (app/web/live/hub.py).
         parts = Inputs()
         screens = []
         for audience, view in zip(AUDIENCES, views, strict=True):

@@ -4,7 +4,7 @@ Plays bot games in the engine alone (no database, no server), the way
 tests/server/test_live_panels.py does: skirmish, four seated stations plus the bot's choices,
 StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a message and red alert
 now and then. After each command every screen (each seat's station, the GM, the projector) is
-brought up to date as a push round does (app/web/live/push.py): each panel whose inputs changed
+brought up to date as a push round does (app/web/live/hub.py): each panel whose inputs changed
 is pushed, and rendered unless another screen had those inputs; each render is counted and timed.
 
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
@@ -30,9 +30,9 @@ from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
-from app.web.live import push
-from app.web.live.push import Cache, Screen
-from app.web.panels import Inputs, Reads
+from app.web import render as push
+from app.web.render import Inputs, Reads, Screen
+from app.web.render import PanelCache as Cache
 from app.web.words import said
 
 State = dict[str, Any]

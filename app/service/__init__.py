@@ -6,25 +6,23 @@ the command, NOTIFY, commit), then a hand-off to this process's live hub: app/se
 """
 
 from .commands import (
-    CommandResult,
     Viewer,
     canonical,
+    load_state,
     replay_state,
+    run_command,
+    view_for,
 )
 from .demo import create_demo_game, ensure_demo_game
 from .errors import ServiceError
 from .games import (
     GameInfo,
     create_game,
-    current_view,
     events_after,
     game_by_join_code,
     game_info,
-    load_state,
     token_hash,
-    view_for,
 )
-from .positions import run_command  # commands.run_command, with the seat rows following the crew
 from .seats import (
     SeatInfo,
     create_seat,
@@ -38,7 +36,6 @@ from .seats import (
 )
 
 __all__ = [
-    "CommandResult",
     "GameInfo",
     "SeatInfo",
     "ServiceError",
@@ -47,7 +44,6 @@ __all__ = [
     "create_demo_game",
     "create_game",
     "create_seat",
-    "current_view",
     "ensure_demo_game",
     "events_after",
     "free_seat",

@@ -30,11 +30,24 @@ from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from app.content import catalogue_with
-from app.db.models import CARDS, AppliedCommand, Game, stored_state
-from app.rules import Actor, RulesError, apply, deadlines, event_view, new_game, parse_command
+from app.db.models import CARDS, AppliedCommand, Game, Seat, stored_state
+from app.db.session import autocommit
+from app.rules import (
+    Actor,
+    RulesError,
+    apply,
+    deadlines,
+    display_view,
+    event_view,
+    gm_view,
+    new_game,
+    parse_command,
+    station_view,
+)
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 from app.rules.core.messages import message
+from app.rules.core.state import seat_station
 
 from . import notices
 from .errors import ServiceError, no_such_game
@@ -46,6 +59,7 @@ State = dict[str, Any]
 Viewer = str | tuple[str, str]  # "gm" | "display" | ("seat", seat_id), as the engine's views take
 Deadline = tuple[datetime | None, str | None, int | None]  # the row's deadline_at, _kind, _version
 NOTIFY_CHANNEL = "bridgecrew"
+SEATS_ENDED = "seats"  # a notice "seats:<game id>": that game's seats ended
 # Told (game id, version, state) after each commit; (game id, None, None) when a COMMIT failed
 # or was cancelled on the wire, so whether it committed is unknown: the hub reads the row.
 CommitHook = Callable[[uuid.UUID, int | None, State | None], None]
@@ -83,9 +97,14 @@ async def run_command(
     now: float | None = None,
 ) -> CommandResult:
     """Apply one command in a transaction of its own. `now` (epoch seconds) is the clock the
-    engine sees: time.time() unless a sweeper or a test says."""
+    engine sees: time.time() unless a sweeper or a test says. The seat rows follow the crew: a
+    queued move happens however its station frees (a fall, an undo, the GM), in any command,
+    and the phone must act for the station it was moved to (M-SEATS-1)."""
     async with locked(session_factory, game_id) as game:
-        return await game.apply(command_data, actor, command_id, expected_version, now)
+        result = await game.apply(command_data, actor, command_id, expected_version, now)
+        if any(event.get("type") in CREW_MOVED for event in result.events):
+            await realign(game)
+        return result
 
 
 @contextlib.asynccontextmanager
@@ -291,12 +310,28 @@ class LockedGame:
         return CommandResult(earlier.version, orjson.loads(events or "[]"), self.state)
 
 
-async def read_state(session: AsyncSession, game_id: uuid.UUID) -> tuple[int, State]:
-    """The game's committed version and canonical state, read without a lock."""
-    row = (await session.execute(_READ, {"id": game_id})).one_or_none()
+async def load_state(
+    session_factory: SessionFactory, game_id: uuid.UUID | str
+) -> tuple[int, State]:
+    """The committed (version, state), canonical, read without a lock. Never show it as it is:
+    go through `view_for`."""
+    async with autocommit(session_factory) as session:
+        row = (await session.execute(_READ, {"id": game_key(game_id)})).one_or_none()
     if row is None:
         raise no_such_game()
     return row.version, decode(row.state, row.cards)
+
+
+def view_for(state: State, viewer: Viewer, shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One viewer's view. `shared` (app.rules.shared_view of the same state) saves working out
+    what every view shows again for each of several viewers; such views share parts: read only."""
+    if viewer == "gm":
+        return gm_view(state, shared)
+    if viewer == "display":
+        return display_view(state, shared)
+    if isinstance(viewer, tuple) and viewer[0] == "seat":
+        return station_view(state, viewer[1], shared)
+    raise ValueError(f"unknown viewer {viewer!r}")
 
 
 def encode(data: Any) -> bytes:
@@ -403,3 +438,48 @@ def game_key(game_id: uuid.UUID | str) -> uuid.UUID:
         return uuid.UUID(game_id)
     except (ValueError, TypeError, AttributeError):
         raise no_such_game() from None
+
+
+async def tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
+    """Seats of this game ended: every process's SeatWatch (app/web/ws.py) hears it when this
+    transaction commits (and only if it does), and closes their sockets."""
+    await session.execute(
+        text("SELECT pg_notify(:channel, :payload)"),
+        {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
+    )
+
+
+# --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
+
+# Events after which the engine may have the crew somewhere its seat rows do not say: a queued
+# move that happened (however its station freed), a fallen character carried off, an undo.
+CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
+
+
+async def realign(game: LockedGame) -> None:
+    """Make the game's live seat rows name the stations the engine has their crew at; a seat
+    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends."""
+    session, state = game.session, game.state
+    rows = (
+        await session.scalars(
+            select(Seat).where(Seat.game_id == game.game_id, Seat.revoked_at.is_(None))
+        )
+    ).all()
+    moving: list[tuple[Seat, str, str]] = []
+    for row in rows:
+        found = seat_station(state, str(row.id))
+        if found is None:
+            row.revoked_at = datetime.now(UTC)
+        elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
+            moving.append((row, found[0]["id"], found[1]["id"]))
+    ended = [row for row in rows if row.revoked_at is not None]
+    if not moving and not ended:
+        return
+    # Two steps, so that rows trading stations never both claim one (a unique index).
+    for row, _, _ in moving:
+        row.station = f"~{row.id}"
+    await session.flush()
+    for row, ship, station in moving:  # a new battle (E-EVENING-1) moves crews between ships
+        row.ship, row.station = ship, station
+    await session.flush()
+    await tell_seats_ended(session, game.game_id)

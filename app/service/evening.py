@@ -15,10 +15,17 @@ from app.rules.content import Catalogue
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
-from .commands import SessionFactory, canonical, check_command_id, encode, game_key, locked
+from .commands import (
+    SessionFactory,
+    canonical,
+    check_command_id,
+    encode,
+    game_key,
+    locked,
+    realign,
+)
 from .errors import ServiceError
 from .games import scenario_in
-from .seats import realign, seats_ended
 
 # Commands never change the card catalogue, so their write leaves the column alone; a new battle
 # brings its own ships' cards.
@@ -63,7 +70,6 @@ async def move_table_on(
         if written is not None:
             _, cards = stored_state(state)
             await game.db.execute(_CARDS, {"id": key, "cards": encode(cards).decode()})
-        moved = written is not None and await realign(game)
-    if moved:
-        seats_ended(key)
+        if written is not None:
+            await realign(game)
     return game.version

@@ -5,25 +5,25 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import secrets
-import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.content import catalogue_with
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
-from app.rules import Actor, display_view, event_view, gm_view, new_game, rng, station_view
+from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, State, Viewer, canonical, game_key, locked, read_state
+from .commands import SessionFactory, Viewer, canonical, game_key, locked
 from .errors import ServiceError, no_such_game
 from .library import library_content
 
+SEED_MAX = 2**63 - 1  # a GM's chosen seed: what a key is made from (rng.chosen)
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
 
 
@@ -56,13 +56,13 @@ async def create_game(
     library = await library_content(session_factory)
     catalogue = catalogue_with(library)
     scenario = scenario_in(catalogue, scenario_id)
-    if seed is not None and not 0 <= seed < 2**63:
+    if seed is not None and not 0 <= seed <= SEED_MAX:
         raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
     state = canonical(new_game(scenario, catalogue, seed=start))
-    rest, cards = stored_state(state)
+    columns, cards = stored_state(state)
     switches = [(m, True) for m in sorted(set(modules) - set(state["modules"]))]
     switches += [(m, False) for m in sorted(set(modules_off) & set(state["modules"]))]
     for attempt in range(20):
@@ -76,7 +76,7 @@ async def create_game(
             scenario=scenario_id,
             seed=start,
             version=0,
-            state=rest,
+            state=columns,
             cards=cards,
             gm_token_hash=token_hash(gm_token),
             content=library or None,
@@ -87,7 +87,6 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
-            forget_games_held()
             return game_id, join_code, gm_token
         except IntegrityError as error:
             if "join_code" not in str(error.orig):
@@ -107,58 +106,24 @@ def scenario_in(catalogue: Catalogue, scenario_id: str) -> Scenario:
 
 
 async def game_info(session_factory: SessionFactory, game_id: uuid.UUID | str) -> GameInfo:
-    async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
-                    Game.id == game_key(game_id)
-                )
-            )
-        ).one_or_none()
-    if row is None:
+    info = await _game_where(session_factory, Game.id == game_key(game_id))
+    if info is None:
         raise no_such_game()
-    return GameInfo(*row)
+    return info
 
 
 async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> GameInfo | None:
     """The game a phone joins by its code (typed in any case, spaces ignored)."""
-    code = "".join(join_code.split()).upper()
+    return await _game_where(session_factory, Game.join_code == "".join(join_code.split()).upper())
+
+
+async def _game_where(
+    session_factory: SessionFactory, condition: ColumnElement[bool]
+) -> GameInfo | None:
+    columns = select(Game.id, Game.join_code, Game.scenario, Game.version)
     async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.id, Game.join_code, Game.scenario, Game.version).where(
-                    Game.join_code == code
-                )
-            )
-        ).one_or_none()
+        row = (await session.execute(columns.where(condition))).one_or_none()
     return GameInfo(*row) if row else None
-
-
-async def load_state(
-    session_factory: SessionFactory, game_id: uuid.UUID | str
-) -> tuple[int, State]:
-    """The committed (version, state), canonical. Never show it as it is: go through `view_for`."""
-    async with autocommit(session_factory) as session:
-        return await read_state(session, game_key(game_id))
-
-
-async def current_view(
-    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
-) -> tuple[int, dict[str, Any]]:
-    version, state = await load_state(session_factory, game_id)
-    return version, view_for(state, viewer)
-
-
-def view_for(state: State, viewer: Viewer, shared: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One viewer's view. `shared` (app.rules.shared_view of the same state) saves working out
-    what every view shows again for each of several viewers; such views share parts: read only."""
-    if viewer == "gm":
-        return gm_view(state, shared)
-    if viewer == "display":
-        return display_view(state, shared)
-    if isinstance(viewer, tuple) and viewer[0] == "seat":
-        return station_view(state, viewer[1], shared)
-    raise ValueError(f"unknown viewer {viewer!r}")
 
 
 async def events_after(
@@ -189,25 +154,10 @@ async def events_after(
     return version, shown
 
 
-GAMES_HELD_SECONDS = 10.0  # the lobby's count is this old at most: it is a scan of every game
-_games_held: tuple[float, int] | None = None
-
-
 async def games_held(session_factory: SessionFactory) -> int:
     """How many games this server holds (every game not yet expired, app/sweeper.py)."""
-    global _games_held
-    now = time.monotonic()
-    if _games_held is None or _games_held[0] < now:
-        async with autocommit(session_factory) as session:
-            count = await session.scalar(select(func.count()).select_from(Game))
-        _games_held = (now + GAMES_HELD_SECONDS, int(count or 0))
-    return _games_held[1]
-
-
-def forget_games_held() -> None:
-    """Games were made or deleted here: the next count asks the database."""
-    global _games_held
-    _games_held = None
+    async with autocommit(session_factory) as session:
+        return int(await session.scalar(select(func.count()).select_from(Game)) or 0)
 
 
 def token_hash(token: str) -> str:

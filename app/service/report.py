@@ -13,9 +13,8 @@ from app.db.session import autocommit
 from app.rules.core.messages import message
 from app.rules.core.report import build_report
 
-from .commands import SessionFactory, Viewer, game_key
+from .commands import SessionFactory, Viewer, game_key, load_state
 from .errors import ServiceError
-from .games import load_state
 
 
 def report_ready(state: dict[str, Any]) -> bool:

@@ -9,23 +9,28 @@ import dataclasses
 import hashlib
 import hmac
 import secrets
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import and_, func, select, text, update
+from sqlalchemy import and_, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.rules.core.messages import message
-from app.rules.core.state import seat_station
 
-from .commands import NOTIFY_CHANNEL, LockedGame, SessionFactory, game_key, locked
+from .commands import (
+    CommandResult,
+    LockedGame,
+    SessionFactory,
+    game_key,
+    locked,
+    realign,
+    tell_seats_ended,
+)
 from .errors import ServiceError
 from .games import token_hash
 
@@ -46,25 +51,14 @@ class SeatInfo:
         return ("seat", str(self.id))
 
 
-# --- Who a token is: one query, then remembered ------------------------------------------------
+# --- Who a token is ---------------------------------------------------------------------------
 #
-# Every command and page asks. Who a token is changes only when seats end (a new seat brings a new
-# token): the transaction that ends them also sends SEATS_ENDED on the notification channel, so
-# every process forgets that game's tokens as soon as it commits (this one at once, the others when
-# their LISTEN connection hears it). A process whose LISTEN connection was away forgets every token
-# when it is back (`forget_tokens()`), as notices may have been missed meanwhile; TOKEN_SECONDS
-# bounds the rest. Even a stale answer would give nothing away: a freed seat's id is no longer at
-# any station, so the engine refuses its orders and its view holds no cards.
+# Asked once per request (the rate limit's look-up is handed to the route, app/web/screen.py),
+# answered by the database each time, so a seat that ended, here or in another process, opens
+# nothing from the next request on. Ending seats also sends SEATS_ENDED on the notification
+# channel, so every process's SeatWatch (app/web/ws.py) closes that seat's sockets at once.
 
-TOKEN_SECONDS = 300.0
-TOKEN_CACHE_SIZE = 20_000
-SEATS_ENDED = "seats"  # the notice's payload is "seats:<game id>"
 Owner = Literal["gm"] | SeatInfo
-_owners: dict[tuple[uuid.UUID, str], tuple[float, Owner]] = {}
-_owners_lock = threading.Lock()
-_forgotten = 0  # how many times tokens were forgotten: an answer read before that is not kept
-SeatListener = Callable[[uuid.UUID], None]
-_seat_listeners: list[SeatListener] = []
 
 
 async def token_owner(
@@ -79,12 +73,6 @@ async def token_owner(
     except ServiceError:
         return None
     hashed = token_hash(token)
-    now = time.monotonic()
-    with _owners_lock:
-        cached = _owners.get((key, hashed))
-        asked_after = _forgotten
-    if cached is not None and cached[0] > now:
-        return cached[1]
     async with autocommit(session_factory) as session:
         row = (
             await session.execute(
@@ -102,56 +90,9 @@ async def token_owner(
         ).first()
     if row is None:
         return None
-    owner: Owner | None
     if hmac.compare_digest(row[0], hashed):
-        owner = "gm"
-    else:
-        owner = _info(row[1]) if row[1] is not None else None
-    if owner is not None:
-        with _owners_lock:
-            if _forgotten != asked_after:  # seats ended while we asked: this may be stale
-                return owner
-            if len(_owners) >= TOKEN_CACHE_SIZE:
-                _owners.clear()
-            _owners[(key, hashed)] = (now + TOKEN_SECONDS, owner)
-    return owner
-
-
-def add_seat_listener(listener: SeatListener) -> None:
-    """Called with the game id after a transaction here ended seats of that game."""
-    _seat_listeners.append(listener)
-
-
-def remove_seat_listener(listener: SeatListener) -> None:
-    if listener in _seat_listeners:
-        _seat_listeners.remove(listener)
-
-
-def forget_tokens(game_id: uuid.UUID | None = None) -> None:
-    """Forget who tokens are, for one game or all: the next use of each asks the database."""
-    global _forgotten
-    with _owners_lock:
-        _forgotten += 1
-        if game_id is None:
-            _owners.clear()
-        else:
-            for cached in [k for k in _owners if k[0] == game_id]:
-                del _owners[cached]
-
-
-def seats_ended(game_id: uuid.UUID) -> None:
-    """Seats of this game were ended, here or in another process (its SEATS_ENDED notice)."""
-    forget_tokens(game_id)
-    for listener in list(_seat_listeners):
-        listener(game_id)
-
-
-async def _tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
-    """Every process hears it when this transaction commits (and only if it does)."""
-    await session.execute(
-        text("SELECT pg_notify(:channel, :payload)"),
-        {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
-    )
+        return "gm"
+    return _info(row[1]) if row[1] is not None else None
 
 
 def _info(seat: Seat) -> SeatInfo:
@@ -170,8 +111,8 @@ def phone_seat_tokens(secret_key: str, game_id: uuid.UUID | str, phone: str) -> 
     the phone asks again, and it gets that seat back instead of finding its own station taken.
     Derived with the server's key, like the demo GM token: nobody without it can work one out.
     Anyone holding `phone` holds the seat, so it must never be a value a page shows (as the CSRF
-    token is, which was once used here: hence "phone-key-seat", so no token derived from a CSRF
-    value then can be reached by presenting that value as a phone's key now)."""
+    token is). The "phone-key-seat" label keeps these apart from tokens derived from anything
+    else with the same key."""
     tokens = []
     for attempt in range(PHONE_TOKENS):
         message = f"phone-key-seat:{game_key(game_id)}:{phone}:{attempt}".encode()
@@ -252,10 +193,9 @@ async def create_seat(
             f"seat:{seat_id}",
         )
         # Rows left behind by a move the engine made outside a seat change are put right first.
-        moved = await realign(game)
-        ended = await _end_claims(session, key, ship, station) + int(moved)
-        if ended:
-            await _tell_seats_ended(session, key)
+        await realign(game)
+        if await _end_claims(session, key, ship, station):
+            await tell_seats_ended(session, key)
         session.add(
             Seat(
                 id=seat_id,
@@ -268,8 +208,6 @@ async def create_seat(
                 taken_from=taken_from,
             )
         )
-    if ended:
-        seats_ended(key)
     return seat_id, token
 
 
@@ -301,7 +239,6 @@ async def revoke_seat(
         if seat is None:
             raise ServiceError("NO_SUCH_SEAT", message("no_such_seat_or_freed"))
         await end_seats(game, [seat])
-    seats_ended(key)
     return game.version
 
 
@@ -324,7 +261,6 @@ async def free_address(
         if not seats:
             raise ServiceError("NO_SUCH_SEAT", message("no_seat_from_address"))
         await end_seats(game, seats)
-    seats_ended(key)
     return len(seats)
 
 
@@ -332,7 +268,7 @@ async def end_seats(game: LockedGame, seats: Sequence[Seat]) -> None:
     """Seats' tokens stop working and their crews are unseated, in the caller's transaction."""
     for seat in seats:
         seat.revoked_at = datetime.now(UTC)
-    await _tell_seats_ended(game.session, game.game_id)
+    await tell_seats_ended(game.session, game.game_id)
     for seat in seats:
         await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
     await realign(game)  # a move queued for those stations happened (M-SEATS-1)
@@ -350,10 +286,9 @@ async def free_seat(
         if crew is None and not ended:
             raise ServiceError("STATION_EMPTY", message("nobody_at_station"), 409)
         if ended:
-            await _tell_seats_ended(game.session, key)
+            await tell_seats_ended(game.session, key)
         await _unseat_if_manned(game, ship, station, crew["seat"] if crew else None)
         await realign(game)  # a move queued for that station happened (M-SEATS-1)
-    seats_ended(key)
     return game.version
 
 
@@ -506,46 +441,26 @@ def _seat_key(seat_id: uuid.UUID | str) -> uuid.UUID:
         raise ServiceError("NO_SUCH_SEAT", message("no_such_seat")) from None
 
 
-# --- Seat rows follow the crew (M-SEATS-1) --------------------------------------------------
-
-# Events after which the engine may have the crew somewhere its seat rows do not say: a queued
-# move that happened (however its station freed), a fallen character carried off, an undo.
-CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
-
-
-async def follow_crew(game: LockedGame, events: Iterable[dict[str, object]]) -> bool:
-    """`realign` when this command's events may have moved crew; True when a row changed."""
-    if not any(event.get("type") in CREW_MOVED for event in events):
-        return False
-    return await realign(game)
-
-
-async def realign(game: LockedGame) -> bool:
-    """Make the game's live seat rows name the stations the engine has their crew at; a seat
-    the engine no longer has anywhere (carried off its station, M-SEATS-3) ends. True when any
-    row changed (the caller's process then forgets the game's tokens after the commit)."""
-    session, state = game.session, game.state
-    rows = (
-        await session.scalars(
-            select(Seat).where(Seat.game_id == game.game_id, Seat.revoked_at.is_(None))
+async def change_position(
+    session_factory: SessionFactory,
+    game_id: uuid.UUID | str,
+    seat_id: uuid.UUID,
+    station: str,
+    command_id: str,
+) -> CommandResult:
+    """M-SEATS-1: the seat's player moves to `station` of their ship (at once, or queued by the
+    engine), and the seat row moves with them: its phone then acts for the new station."""
+    key = game_key(game_id)
+    async with locked(session_factory, key) as game:
+        seat = await game.session.scalar(
+            select(Seat).where(Seat.id == seat_id, Seat.game_id == key, Seat.revoked_at.is_(None))
         )
-    ).all()
-    moving: list[tuple[Seat, str, str]] = []
-    for row in rows:
-        found = seat_station(state, str(row.id))
-        if found is None:
-            row.revoked_at = datetime.now(UTC)
-        elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
-            moving.append((row, found[0]["id"], found[1]["id"]))
-    ended = [row for row in rows if row.revoked_at is not None]
-    if not moving and not ended:
-        return False
-    # Two steps, so that rows trading stations never both claim one (a unique index).
-    for row, _, _ in moving:
-        row.station = f"~{row.id}"
-    await session.flush()
-    for row, ship, station in moving:  # a new battle (E-EVENING-1) moves crews between ships
-        row.ship, row.station = ship, station
-    await session.flush()
-    await _tell_seats_ended(session, game.game_id)
-    return True
+        if seat is None:
+            raise ServiceError("NO_SUCH_SEAT", message("no_such_seat_or_freed"))
+        result = await game.apply(
+            {"type": "ChangePosition", "ship": seat.ship, "station": station},
+            Actor.for_seat(str(seat.id)),
+            command_id,
+        )
+        await realign(game)
+    return result

@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from sqlalchemy import text
 
 from app import service
-from app.deps import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
@@ -27,6 +26,8 @@ from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
 from app.web.words import request_words, say, with_text
+
+from .screen import ApiCaller, GameId, SessionFactoryDep, unauthenticated
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.deps import GameId, SessionFactoryDep
 from app.service import ServiceError, game_info
 from app.service.commands import game_key
 
 from .join import join_qr
-from .reading import read_view
-from .screen import error_page, panels, screen_page
+from .screen import GameId, SessionFactoryDep, error_page, panels, screen_page
 
 router = APIRouter(tags=["display"])
 
@@ -23,14 +21,12 @@ async def display_page(
     try:
         key = game_key(game_id)
         info = await game_info(session_factory, key)
-        version, view = await read_view(session_factory, key, "display")
     except ServiceError as error:
         return error_page(request, error)
-    return await screen_page(
-        request, "display", key, version, view, **join_qr(request, info.join_code)
-    )
+    qr = join_qr(request, info.join_code)
+    return await screen_page(request, session_factory, "display", key, "display", **qr)
 
 
 @router.get("/display/{game_id}/panels", response_class=HTMLResponse)
 async def display_panels(game_id: GameId, session_factory: SessionFactoryDep) -> Response:
-    return await panels("display", *await read_view(session_factory, game_id, "display"))
+    return await panels(session_factory, "display", game_id, "display")

@@ -16,7 +16,6 @@ from fastapi import APIRouter, Depends, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
-from app.deps import SessionFactoryDep
 from app.rules import display_view
 from app.rules.content import (
     CARD_KINDS,
@@ -54,7 +53,7 @@ from app.service.library_files import file_name, read_files, scenario_files, to_
 from .editor_form import Data, apply_action, blank, data_from_form, loose
 from .fields import checked_name, whole_number
 from .render import render_template
-from .screen import CsrfChecked, csrf_token, error_page, page, set_cookie
+from .screen import CsrfChecked, SessionFactoryDep, csrf_token, error_page, page, set_cookie
 
 router = APIRouter(tags=["editor"])
 

@@ -9,14 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.deps import GameId, SessionFactoryDep
 from app.service import ServiceError, load_state
 from app.service.commands import game_key
 from app.service.evening import move_table_on, own_catalogue
 
 from .gm import GmOnly
 from .render import render_template
-from .screen import CsrfChecked, toast
+from .screen import CsrfChecked, GameId, SessionFactoryDep, toast
 
 router = APIRouter(tags=["gm"])
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import random
+import secrets
 import types
 import typing
 import uuid
@@ -19,7 +20,6 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import builtin_files
-from app.deps import GameId, SessionFactoryDep, gm_cookie, screen_caller
 from app.rules import COMMANDS, Actor
 from app.rules.bot import propose, stations_to_order
 from app.rules.content import MODULES
@@ -32,10 +32,11 @@ from app.service import (
     game_info,
     is_gm_token,
     load_state,
+    run_command,
     seats_of,
 )
-from app.service.commands import command_fields, game_key
-from app.service.games import games_held
+from app.service.commands import SessionFactory, command_fields, game_key
+from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue
 from app.service.seats import free_address, seen_recently
 
@@ -45,12 +46,16 @@ from .reading import read_view
 from .render import render_template
 from .screen import (
     CsrfChecked,
+    GameId,
+    SessionFactoryDep,
     act,
     csrf_token,
     error_page,
     form_command,
+    gm_cookie,
     page,
     panels,
+    screen_caller,
     screen_page,
     set_cookie,
     toast,
@@ -58,7 +63,6 @@ from .screen import (
 
 router = APIRouter(tags=["gm"])
 
-SEED_MAX = 2**63 - 1  # what create_game accepts
 # Bounds for reading the GM's numbers, not rules: the engine says what each field allows. No
 # field needs more than a million; a timestamp (ExpireDeadline's `at`) needs ten digits.
 GM_NUMBER_MAX = 1_000_000
@@ -90,7 +94,7 @@ async def lobby_page(
 ) -> HTMLResponse:
     """The lobby, with the reason the last game could not be made if it could not."""
     token = csrf_token(request)
-    # Built-in and custom scenarios together (the content library, issue 33), custom ones marked.
+    # Built-in and custom scenarios together (the content library), custom ones marked.
     scenarios = sorted(
         (await game_catalogue(session_factory)).scenarios.values(), key=lambda s: s.name
     )
@@ -165,15 +169,15 @@ async def dashboard(
             return response
         await gm_only(request, key, session_factory)
         info = await game_info(session_factory, key)
-        version, view = await read_view(session_factory, key, "gm")
     except ServiceError as error:
         return error_page(request, error)
-    return await screen_page(request, "gm", key, version, view, **join_qr(request, info.join_code))
+    qr = join_qr(request, info.join_code)
+    return await screen_page(request, session_factory, "gm", key, "gm", **qr)
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
 async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
-    return await panels("gm", *await read_view(session_factory, game_id, "gm"))
+    return await panels(session_factory, "gm", game_id, "gm")
 
 
 @router.post("/gm/{game_id}/command", response_class=HTMLResponse)
@@ -228,7 +232,7 @@ async def npc_auto(
 
 
 async def _order_waiting_npcs(
-    session_factory: Any,
+    session_factory: SessionFactory,
     game_id: uuid.UUID,
     choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
 ) -> Response:
@@ -240,7 +244,10 @@ async def _order_waiting_npcs(
     ]
     for ship_id, station_id in waiting:
         data = choose(state, ship_id, station_id)
-        answer = await act(session_factory, game_id, data, Actor.gm(), None)
+        command_id = secrets.token_hex(12)
+        answer = await act(
+            run_command(session_factory, game_id, data, Actor.gm(), command_id=command_id)
+        )
         if answer.status_code == 409:
             break  # the last order revealed the turn: the rest need no order any more
         if answer.status_code >= 400:
@@ -251,7 +258,9 @@ async def _order_waiting_npcs(
 # --- Seats ----------------------------------------------------------------------------------------
 
 
-async def _connected(session_factory: Any, request: Request, game_id: uuid.UUID) -> set[str]:
+async def _connected(
+    session_factory: SessionFactory, request: Request, game_id: uuid.UUID
+) -> set[str]:
     """Seat ids with a station socket open: in this process (it knows at once), or in any
     process as the seats' presence stamps say (app/service/seats.py)."""
     online = await seen_recently(session_factory, game_id)
@@ -261,7 +270,9 @@ async def _connected(session_factory: Any, request: Request, game_id: uuid.UUID)
     return online
 
 
-async def _seats_panel(session_factory: Any, request: Request, game_id: uuid.UUID) -> str:
+async def _seats_panel(
+    session_factory: SessionFactory, request: Request, game_id: uuid.UUID
+) -> str:
     _, view = await read_view(session_factory, game_id, "gm")
     seats = {(s.ship, s.station): s for s in await seats_of(session_factory, game_id)}
     connected = await _connected(session_factory, request, game_id)

@@ -16,7 +16,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
-from app.deps import SessionFactoryDep, seat_cookie
 from app.network import lan_ip
 from app.rules import display_view
 from app.rules.core.messages import message
@@ -37,7 +36,7 @@ from .errors import refusal
 from .fields import checked_name
 from .limits import JoinLookups, client_address
 from .render import render_template
-from .screen import CsrfChecked, csrf_token, page, set_cookie
+from .screen import CsrfChecked, SessionFactoryDep, csrf_token, page, seat_cookie, set_cookie
 from .templating import qr_svg
 
 router = APIRouter(tags=["join"])

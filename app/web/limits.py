@@ -131,7 +131,9 @@ async def caller_key(scope: Scope) -> tuple[str, bool]:
     return client_address(scope), False
 
 
-OWNER_FOUND = "token_owner"  # request.state's name for the look-up the route reuses (app.deps)
+OWNER_FOUND = (
+    "token_owner"  # request.state's name for the look-up the route reuses (app.web.screen)
+)
 
 
 async def _opens(scope: Scope, game: str, token: str) -> bool:

@@ -11,13 +11,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import ApiCaller, GameId, ScreenCaller, SessionFactoryDep
 from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.report import game_report
 
 from .render import render_template
-from .screen import csrf_token, error_page, page
+from .screen import ApiCaller, GameId, ScreenCaller, SessionFactoryDep, csrf_token, error_page, page
 
 router = APIRouter(tags=["report"])
 

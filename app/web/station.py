@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-import secrets
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import GameId, SessionFactoryDep, screen_caller, seat_cookie
 from app.rules import Actor
 from app.rules.core.messages import message
-from app.service import (
-    SeatInfo,
-    ServiceError,
-    game_info,
-    positions,
-    revoke_seat,
-)
-from app.service.commands import game_key
+from app.service import SeatInfo, ServiceError, game_info, revoke_seat
+from app.service.commands import SessionFactory, game_key
+from app.service.seats import change_position as move_seat
 
 from .fields import whole_number
-from .reading import read_view
-from .screen import CsrfChecked, error_page, form_command, panels, screen_page, toast
+from .screen import (
+    CsrfChecked,
+    GameId,
+    SessionFactoryDep,
+    act,
+    error_page,
+    form_command,
+    form_command_id,
+    panels,
+    screen_caller,
+    screen_page,
+    seat_cookie,
+)
 
 router = APIRouter(tags=["station"])
 
@@ -33,19 +38,17 @@ POINTS_MAX = 999
 
 
 async def _seat(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep
+    request: Request, game_id: uuid.UUID, session_factory: SessionFactory
 ) -> SeatInfo | None:
-    caller = await _caller_or_none(request, game_id, session_factory)
-    return caller.seat if caller is not None and caller.role == "seat" else None
-
-
-async def _caller_or_none(request: Request, game_id: Any, session_factory: Any) -> Any:
+    """The seat this phone holds in the game, or None (a freed seat's old cookie: it joins
+    again)."""
     try:
-        return await screen_caller(request, game_id, session_factory, None)
+        caller = await screen_caller(request, game_id, session_factory, None)
     except ServiceError as error:
-        if error.code == "BAD_TOKEN":  # a freed seat's old cookie: the phone joins again
+        if error.code == "BAD_TOKEN":
             return None
         raise
+    return caller.seat if caller.role == "seat" else None
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
@@ -58,10 +61,9 @@ async def station_page(
         if seat is None:
             info = await game_info(session_factory, key)
             return RedirectResponse(f"/join/{info.join_code}", status_code=303)
-        version, view = await read_view(session_factory, key, seat.viewer)
     except ServiceError as error:
         return error_page(request, error)
-    return await screen_page(request, "station", key, version, view)
+    return await screen_page(request, session_factory, "station", key, seat.viewer)
 
 
 @router.get("/play/{game_id}/panels", response_class=HTMLResponse)
@@ -72,7 +74,7 @@ async def station_panels(
     seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
-    return await panels("station", *await read_view(session_factory, game_id, seat.viewer))
+    return await panels(session_factory, "station", game_id, seat.viewer)
 
 
 def _gone() -> Response:
@@ -224,15 +226,6 @@ async def change_position(
     if seat is None:
         return _gone()
     form = await request.form()
-    command_id = str(form.get("command_id") or "") or secrets.token_hex(12)
-    try:
-        await positions.change_position(
-            session_factory,
-            game_id,
-            seat.id,
-            str(form.get("station") or ""),
-            f"seat:{seat.id}:{command_id}",
-        )
-    except ServiceError as error:
-        return toast(error)
-    return Response(status_code=204)  # the seat's socket pushes its new station
+    station, command_id = str(form.get("station") or ""), form_command_id(form, f"seat:{seat.id}")
+    # 204 once moved: the seat's socket pushes its new station.
+    return await act(move_seat(session_factory, game_id, seat.id, station, command_id))

@@ -19,7 +19,6 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
-from app.deps import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
 from app.rules.core.messages import message
 from app.service import (
     ServiceError,
@@ -30,16 +29,17 @@ from app.service import (
 from app.service.commands import SessionFactory, Viewer, game_key
 from app.service.seats import (
     PRESENCE_SECONDS,
-    add_seat_listener,
     mark_gone,
     mark_seen,
-    remove_seat_listener,
     revoked_among,
 )
 from app.web.limits import CLOSE_POLICY
 from app.web.live import Audience, Format
+from app.web.live.hub import CLOSE_TRY_AGAIN
 from app.web.security import same_origin
 from app.web.words import say
+
+from .screen import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ async def _admit(websocket: WebSocket, check: Callable[[], Awaitable[T]]) -> T |
     except ServiceError as error:
         await _refuse(websocket, error)
     except (DBAPIError, OSError):
-        await websocket.close(1013, "DATABASE_UNAVAILABLE: try again in a moment")
+        await websocket.close(CLOSE_TRY_AGAIN, "DATABASE_UNAVAILABLE: try again in a moment")
     return None
 
 
@@ -183,12 +183,13 @@ class SeatWatch:
     """This process's station sockets by seat, and a task that closes those whose seat was freed
     and tells other processes which phones are connected here.
 
-    It looks as soon as this process ended a seat (a GM freeing a seat here closes the phone at
-    once: the page reloads and shows the join screen) and every few seconds (a seat freed through
-    another process). One query covers every watched seat, at most ten times a second. The same
-    task stamps the seats it holds sockets for (when one first connects, then every
-    PRESENCE_SECONDS) and clears a seat's stamp when its last socket here closes, so that the
-    GM's seat list, answered by any process, shows who is online (app/service/seats.py).
+    It looks as soon as the hub's LISTEN connection hears that seats of a game ended, in any
+    process (a GM freeing a seat closes the phone at once: the page reloads and shows the join
+    screen), and every few seconds (in case a notice was missed). One query covers every watched
+    seat, at most ten times a second. The same task stamps the seats it holds sockets for (when
+    one first connects, then every PRESENCE_SECONDS) and clears a seat's stamp when its last
+    socket here closes, so that the GM's seat list, answered by any process, shows who is
+    online (app/service/seats.py).
     """
 
     MIN_GAP = 0.1  # seconds between two looks, however fast commands come
@@ -207,22 +208,17 @@ class SeatWatch:
         self._left: set[uuid.UUID] = set()  # seats whose last socket here closed: to clear
         self._stamped_at = 0.0  # loop time of the last stamp of every seat here
         self._wake = asyncio.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing: set[asyncio.Task[None]] = set()  # held, or the loop may drop them
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        add_seat_listener(self.notice)
         self._task = asyncio.create_task(self._watch_forever(), name="seat-watch")
 
     async def stop(self) -> None:
-        remove_seat_listener(self.notice)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self._loop = None
 
     def connected(self) -> set[uuid.UUID]:
         """The seats with a station socket open in this process."""
@@ -246,12 +242,9 @@ class SeatWatch:
                 self._wake.set()
 
     def notice(self, game_id: uuid.UUID) -> None:
-        """Seats of a game were ended in this process (any thread): look again soon."""
-        loop = self._loop
-        if loop is None or not self._sockets:
-            return
-        with contextlib.suppress(RuntimeError):  # that loop is closing
-            loop.call_soon_threadsafe(self._wake.set)
+        """Seats of a game were ended (the hub's listener heard it): look again soon."""
+        if self._sockets:
+            self._wake.set()
 
     async def _watch_forever(self) -> None:
         while True:

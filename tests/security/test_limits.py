@@ -7,11 +7,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app import deps
 from app.main import create_app
 from app.service import seats
 from app.settings import Settings
-from app.web import limits
+from app.web import limits, screen
 from app.web.limits import TokenBuckets
 from tests.server.conftest import Table
 
@@ -128,7 +127,7 @@ def test_a_command_looks_its_token_up_once(table: Table, monkeypatch: pytest.Mon
         return await real(session_factory, game_id, token)
 
     monkeypatch.setattr(limits, "token_owner", counted)
-    monkeypatch.setattr(deps, "token_owner", counted)
+    monkeypatch.setattr(screen, "token_owner", counted)
     seat = table.seat("weapons")
     asked.clear()
     answer = table.command(seat["headers"], type="PassOrder", ship="kestrel", station="weapons")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from app.deps import gm_cookie
 from app.service import ServiceError, create_seat, seats_of
 from app.settings import Settings
+from app.web.screen import gm_cookie
 from tests.security.test_abuse import Venue, _venue
 from tests.web.test_routes import csrf_of
 

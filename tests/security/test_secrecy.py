@@ -19,8 +19,8 @@ from app.rules.bot import propose, stations_to_order
 from app.rules.core.phases import ACTIONS, actions_for
 from app.service.commands import command_fields
 from app.web.live import Audience
-from app.web.live.push import render as live_render
 from app.web.render import render_push
+from app.web.render import screen_message as live_render
 
 from .secrets import Knowledge, Secrets, foreign_orders, hand, leaks
 

@@ -22,7 +22,7 @@ from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
 
-from app.service import games
+from app.service import commands
 from tests.processes import ROOT, Server, unread_websocket
 from tests.server.conftest import LiveServer, next_message
 
@@ -424,7 +424,7 @@ async def test_a_slow_view_does_not_hold_other_requests(
 ) -> None:
     """However long one game's view takes to build (a game at the cap on ships, read over and
     over by strangers), it is built off the event loop: /healthz is answered meanwhile."""
-    real = games.display_view  # type: ignore[attr-defined]
+    real = commands.display_view  # type: ignore[attr-defined]
 
     def slow_display_view(*args: Any, **kwargs: Any) -> Any:
         time.sleep(1.0)  # as long as a view of a very large game
@@ -433,7 +433,7 @@ async def test_a_slow_view_does_not_hold_other_requests(
     async with httpx.AsyncClient(base_url=live.http, timeout=30) as http:
         made = await http.post("/api/games", json={"scenario": "skirmish", "seed": 5})
         game = made.json()["game_id"]
-        monkeypatch.setattr(games, "display_view", slow_display_view)
+        monkeypatch.setattr(commands, "display_view", slow_display_view)
         reads = [
             asyncio.create_task(http.get(f"/api/games/{game}/view")),
             asyncio.create_task(http.get(f"/display/{game}")),

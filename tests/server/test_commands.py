@@ -353,7 +353,6 @@ async def test_service_exports_what_the_screens_use() -> None:
         "revoke_seat",
         "seat_by_token",
         "is_gm_token",
-        "current_view",
         "events_after",
         "game_by_join_code",
         "ensure_demo_game",

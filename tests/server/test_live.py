@@ -22,9 +22,9 @@ from app.rules import new_game
 from app.service import canonical, notices
 from app.service.commands import NOTIFY_CHANNEL, on_commit
 from app.settings import Settings
-from app.web.live import listener, push
-from app.web.live.connections import Connection
-from app.web.live.hub import Hub
+from app.web.live import hub as live_hub
+from app.web.live import listener
+from app.web.live.hub import Connection, Hub
 from app.web.words import sentence
 
 from .conftest import AsyncTable, LiveServer, next_message
@@ -228,7 +228,7 @@ def _panel_ids(message: str) -> list[str]:
 async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_changed(
     live: LiveServer, table: AsyncTable
 ) -> None:
-    from app.web.panels import PANELS
+    from app.web.render import PANELS
 
     async with connect(f"{live.ws}/ws/display/{table.game_id}") as socket:
         first = str(await asyncio.wait_for(socket.recv(), 10))
@@ -259,8 +259,19 @@ async def test_compression_is_as_the_settings_say(live: LiveServer, table: Async
 def _listener() -> tuple[listener.Listener, list[tuple[uuid.UUID, int]]]:
     """A listener whose wanted versions are recorded, not pushed."""
     wanted: list[tuple[uuid.UUID, int]] = []
-    heard = listener.Listener("", lambda game, v: wanted.append((game, v)), lambda: None)
+    heard = listener.Listener(
+        "", lambda game, v: wanted.append((game, v)), lambda: None, lambda game: None
+    )
     return heard, wanted
+
+
+def test_a_notice_that_seats_ended_is_passed_on_whichever_process_sent_it() -> None:
+    ended: list[uuid.UUID] = []
+    heard = listener.Listener("", lambda game, v: None, lambda: None, ended.append)
+    game = uuid.uuid4()
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"seats:{game}")
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, "seats:not-a-game")  # ignored
+    assert ended == [game]
 
 
 async def test_another_process_s_notice_is_passed_on_and_odd_ones_are_not() -> None:
@@ -317,7 +328,7 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
     async def load_state(_factory: Any, _game: Any, **_: Any) -> tuple[int, Any]:
         return versions.pop(0) if len(versions) > 1 else versions[0]
 
-    monkeypatch.setattr(push, "load_state", load_state)
+    monkeypatch.setattr(live_hub, "load_state", load_state)
     hub, game = Hub(None, ""), uuid.uuid4()  # type: ignore[arg-type]
     first, late = Phone(stays=True), Phone(stays=False)
     there = asyncio.create_task(hub.serve(first, game, "display", "display"))  # type: ignore[arg-type]

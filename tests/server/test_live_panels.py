@@ -9,9 +9,8 @@ from app.rules import apply, new_game, shared_view
 from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
-from app.web.live.push import Cache, Screen
-from app.web.panels import PANELS, Inputs, Reads
-from app.web.render import render_push
+from app.web.render import PANELS, Inputs, Reads, Screen, render_push
+from app.web.render import PanelCache as Cache
 
 
 def seated(seed: int) -> tuple[dict[str, Any], list[str]]:

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db.models import Game, Seat
 from app.rules import Actor
 from app.service import ServiceError, create_game, create_seat, revoke_seat, run_command
-from app.service.positions import change_position
+from app.service.seats import change_position
 
 Sessions = async_sessionmaker[AsyncSession]
 GM = Actor.gm()

@@ -9,7 +9,7 @@ import uuid
 
 from app.rules import Actor
 from app.service import create_game, create_seat, free_seat, run_command
-from app.service.positions import change_position
+from app.service.seats import change_position
 from tests.server.test_positions import GM, Sessions, crew, rows, seats_game
 
 

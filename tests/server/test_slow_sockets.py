@@ -1,5 +1,5 @@
 """A socket that does not read is dropped, not buffered: what waits for it is bounded in bytes
-(app/web/live/connections.py, OUTBOX_BYTES), and past that it is closed with 1013 (try again
+(app/web/live/hub.py, OUTBOX_BYTES), and past that it is closed with 1013 (try again
 later, after which htmx-ext-ws reconnects). Every other screen of the game goes on as before."""
 
 import asyncio
@@ -14,7 +14,7 @@ from websockets.frames import Close
 from websockets.uri import parse_uri
 
 from app.settings import Settings
-from app.web.live import connections
+from app.web.live import hub
 
 from .conftest import AsyncTable, LiveServer, next_message
 
@@ -57,8 +57,8 @@ def _never_reading(url: str) -> tuple[socket.socket, ClientProtocol]:
 async def test_a_socket_that_never_reads_is_closed_and_the_others_go_on(
     live: LiveServer, table: AsyncTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(connections, "OUTBOX_BYTES", 32 * 1024)
-    monkeypatch.setattr(connections, "CLOSE_SECONDS", 0.5)
+    monkeypatch.setattr(hub, "OUTBOX_BYTES", 32 * 1024)
+    monkeypatch.setattr(hub, "CLOSE_SECONDS", 0.5)
     url = f"{live.ws}/ws/display/{table.game_id}?format=json"
     stalled, protocol = await asyncio.to_thread(_never_reading, url)
     try:
@@ -101,10 +101,10 @@ async def test_a_socket_that_never_reads_is_closed_and_the_others_go_on(
 async def test_a_socket_s_outbox_is_bounded_in_bytes_not_in_messages() -> None:
     """Four pushes of a quarter of the bound fit; one character more and the socket is closed
     with 1013, however few messages that is."""
-    phone = connections.Connection(None, "display", "display", "html")  # type: ignore[arg-type]
-    quarter = "x" * (connections.OUTBOX_BYTES // 4)
+    phone = hub.Connection(None, "display", "display", "html")  # type: ignore[arg-type]
+    quarter = "x" * (hub.OUTBOX_BYTES // 4)
     for version in range(4):
         phone.offer(version, quarter)
     assert not phone.closed
     phone.offer(5, "x")
-    assert phone.closed and phone.close_code == connections.CLOSE_TRY_AGAIN
+    assert phone.closed and phone.close_code == hub.CLOSE_TRY_AGAIN

@@ -1,5 +1,5 @@
 """Screens cannot go stale: every panel of every screen is a function of the inputs it declares
-(app/web/panels.py), so it is pushed exactly when they change.
+(app/web/render.py), so it is pushed exactly when they change.
 
 Along bot games with every kind of change a table sees (orders, turns, damage, messages, red
 alert, modifiers, injuries, an allocation prompt), for every panel of every screen (each station,
@@ -27,9 +27,8 @@ from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
 from app.service import canonical, view_for
-from app.web import panels
-from app.web.panels import PANELS, TREES, Inputs
-from app.web.render import render_panels
+from app.web import render as panels
+from app.web.render import PANELS, TREES, Inputs, render_panels
 
 State = dict[str, Any]
 SCREENS = [(audience, name) for audience in PANELS for name in PANELS[audience]]
@@ -187,7 +186,7 @@ def _plain(value: Any) -> bool:
 
 
 def test_views_are_plain_json_data(game: tuple[list[State], list[str]]) -> None:
-    """The hub remembers what each panel read of a part by the part's JSON (app.web.panels):
+    """The hub remembers what each panel read of a part by the part's JSON (app.web.render):
     sound because equal JSON means equal values, down to their types, in views alone."""
     for audience, viewer, index, view in _every_view(game):
         assert _plain(view), (audience, viewer, index)

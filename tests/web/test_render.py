@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from app.rules import display_view, gm_view, station_view
-from app.web.panels import PANELS
-from app.web.render import render_page, render_push
+from app.web.render import PANELS, render_page, render_push
 from app.web.templating import qr_svg
 from tests.web import games
 

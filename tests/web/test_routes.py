@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.deps import gm_cookie, seat_cookie
 from app.rules import rng
 from app.settings import Settings
+from app.web.screen import gm_cookie, seat_cookie
 from tests.browser.server import build_app
 
 

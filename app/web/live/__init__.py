@@ -1,7 +1,5 @@
-"""The websocket hub, split by idea: the sockets (connections), what each is sent (push), how this
-process hears of commits in others (listener), and the rooms that tie them (hub)."""
+"""The websocket hub (hub.py), and how this process hears of commits in others (listener.py)."""
 
-from .connections import Audience, Format
-from .hub import Hub
+from .hub import Audience, Format, Hub
 
 __all__ = ["Audience", "Format", "Hub"]

@@ -1,25 +1,161 @@
-"""This process's websocket hub: the rooms of sockets, and when each is pushed to."""
+"""This process's websocket hub: the sockets of each game here (a room), when each room is pushed
+to, and what each socket is sent.
+
+A socket's own task sends; everything else only offers it messages, so a slow phone never holds
+up a push round. On joining, a socket is sent its whole screen; after a commit, what changed of
+it. An HTML screen is its panels (app/web/render.py): a panel is pushed when its inputs changed,
+rendered only if no screen here has those inputs rendered already (two phones of one ship share
+most panels), and never re-rendered for a change elsewhere in the view. A JSON screen is its
+whole view, sent when the view changed. The hub hears of this process's commits from the
+transaction (app/service/commands.py, `on_commit`), of other processes' by LISTEN (listener.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from starlette.websockets import WebSocket, WebSocketState
 
 from app.i18n import locale_of_scope
+from app.rules import shared_view
+from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
+from app.settings import Settings
+from app.web.render import PANELS, Inputs, PanelCache, Reads, Screen, screen_locale, screen_message
 
-from . import push
-from .connections import CLOSE_RESTART, CLOSE_SERVER_ERROR, Audience, Connection, Format, Room
-from .connections import heartbeat as heartbeat_message
 from .listener import Listener
 
 log = logging.getLogger(__name__)
-HEARTBEAT_SECONDS = 5.0  # app.settings.Settings.heartbeat_s
+HEARTBEAT_SECONDS: float = Settings.model_fields["heartbeat_s"].default
+
+Audience = Literal["station", "gm", "display", "events"]
+Format = Literal["html", "json"]
+# What a socket may have waiting to be sent. One that stops reading is closed (CLOSE_TRY_AGAIN)
+# once this much waits, not buffered: a phone that far behind is better served by a fresh screen.
+OUTBOX_BYTES = 256 * 1024
+CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not after 1000/1008
+CLOSE_TRY_AGAIN = 1013
+CLOSE_SERVER_ERROR = 1011
+CLOSE_SECONDS = 2.0
+
+
+@dataclass(eq=False)
+class Connection:
+    websocket: WebSocket
+    audience: Audience
+    viewer: Viewer  # for "events": "display", whose events are the public ones
+    fmt: Format
+    # The device's language (cookie, Accept-Language); the projector's comes from its game.
+    locale: str = "en"
+    welcome: list[str] = field(default_factory=list)  # sent first, however long
+    outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(default_factory=asyncio.Queue)
+    waiting: int = 0  # characters in the outbox (a push is ASCII but for a few icons)
+    last_view: dict[str, Any] | None = None  # what a JSON screen shows now
+    shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
+    shown_locale: str | None = None  # the language of what it shows
+    events_from: int = 0  # events up to this version were already sent
+    closed: bool = False
+    close_code: int | None = None  # why it was dropped, if it was
+    sender: asyncio.Task[None] | None = None
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.audience, self.viewer, self.fmt, self.locale)
+
+    def offer(self, version: int | None, text: str, *, event: bool = False) -> None:
+        if self.closed:
+            return
+        if self.waiting + len(text) > OUTBOX_BYTES:
+            self.drop(CLOSE_TRY_AGAIN)
+            return
+        self.waiting += len(text)
+        self.outbox.put_nowait((version, event, text))
+
+    def drop(self, code: int) -> None:
+        """Close from outside the socket's own task: its sender stops, and `until_closed` ends."""
+        if self.closed:
+            return
+        self.closed, self.close_code = True, code
+        if self.sender is not None:
+            self.sender.cancel()
+
+    async def send_forever(self) -> None:
+        # Each message is let go once sent: this frame waits here for the socket's whole life,
+        # and a variable left holding its last message (a welcome is a whole screen) would keep
+        # it alive as long. A send waits while the socket's transport is over its high-water
+        # mark, so what a phone does not read stays counted in `waiting`.
+        while self.welcome:
+            await self.websocket.send_text(self.welcome.pop(0))
+        while True:
+            version, event, text = await self.outbox.get()
+            # Events the welcome already covered are skipped.
+            if not (event and version is not None and version <= self.events_from):
+                await self.websocket.send_text(text)
+            self.waiting -= len(text)
+            del text
+
+    async def until_closed(self) -> None:
+        """Send until the socket closes. Clients say nothing over it: commands go by HTTP."""
+        sender = self.sender = asyncio.create_task(self.send_forever())
+        try:
+            while True:
+                receiving = asyncio.create_task(self.websocket.receive())
+                done, _ = await asyncio.wait(
+                    {receiving, sender}, return_when=asyncio.FIRST_COMPLETED
+                )
+                if sender in done:  # dropped, or the socket broke while sending
+                    receiving.cancel()
+                    break
+                if receiving.result()["type"] == "websocket.disconnect":
+                    return
+        finally:
+            sender.cancel()
+        if self.close_code is not None:
+            # A peer that reads nothing never takes the close frame either: then give up on it.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.websocket.close(self.close_code), CLOSE_SECONDS)
+
+
+@dataclass(eq=False)
+class Room:
+    """The sockets of one game in this process, and how far they have been brought."""
+
+    game_id: uuid.UUID
+    connections: set[Connection] = field(default_factory=set)
+    # Welcomes and push rounds take turns, so a socket joins exactly between two rounds.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pushed: int = -1  # the newest version every socket here has been brought to
+    wanted: int = -1
+    resync: bool = False  # push full views even to screens that seem up to date
+    joining: int = 0  # sockets waiting for their welcome: the room must stay
+    task: asyncio.Task[None] | None = None
+    reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
+    committed: tuple[int, State] | None = None  # the newest state this process committed
+    # While sockets join: the state they are shown, and panels' HTML by (audience, panel,
+    # inputs key, language), shared by the screens joining together; let go once none is waiting.
+    joined: tuple[int, State] | None = None
+    panels: PanelCache = field(default_factory=dict)
+
+
+def event_message(event: dict[str, Any]) -> str:
+    """One public event for the JSON event stream, with where it sits in the game's history."""
+    body = {k: v for k, v in event.items() if k not in ("version", "seq")}
+    return json.dumps(
+        {"type": "event", "version": event["version"], "seq": event["seq"], "event": body}
+    )
+
+
+def heartbeat(fmt: Format) -> str:
+    # An HTML comment: htmx-ext-ws swaps nothing for it.
+    return '{"type": "heartbeat"}' if fmt == "json" else "<!-- heartbeat -->"
 
 
 class Hub:
@@ -28,13 +164,15 @@ class Hub:
         session_factory: SessionFactory,
         dsn: str,
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
+        seats_ended: Callable[[uuid.UUID], None] = lambda game_id: None,
     ) -> None:
+        """`seats_ended` is told the game whose seats ended, in any process (by LISTEN)."""
         self._session_factory = session_factory
         self._heartbeat_seconds = heartbeat_seconds
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._want, self.resync_all)
+        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended)
 
     @property
     def listening(self) -> bool:
@@ -81,7 +219,7 @@ class Hub:
         try:
             try:
                 async with room.lock:
-                    version = await push.welcome(
+                    version = await welcome(
                         self._session_factory, room, connection, events_after_version
                     )
                     room.connections.add(connection)
@@ -160,7 +298,7 @@ class Hub:
                 resync, room.resync = room.resync, False
                 try:
                     async with room.lock:
-                        await push.push_round(self._session_factory, room, resync)
+                        await push_round(self._session_factory, room, resync)
                     failures = 0
                 except Exception:
                     room.resync = room.resync or resync
@@ -182,7 +320,7 @@ class Hub:
             await asyncio.sleep(self._heartbeat_seconds)
             for room in list(self._rooms.values()):
                 for connection in list(room.connections):
-                    connection.offer(None, heartbeat_message(connection.fmt))
+                    connection.offer(None, heartbeat(connection.fmt))
 
 
 GC_THRESHOLD0 = 50_000
@@ -197,3 +335,136 @@ def tune_gc() -> None:
     threshold0, threshold1, threshold2 = gc.get_threshold()
     if threshold0 < GC_THRESHOLD0:
         gc.set_threshold(GC_THRESHOLD0, threshold1, threshold2)
+
+
+def _own_locale(connection: Connection) -> str | None:
+    """A device's own language; None for the projector, which follows its game's setting."""
+    return None if connection.audience == "display" else connection.locale
+
+
+def by_panel(connection: Connection) -> bool:
+    return connection.fmt == "html" and connection.audience in PANELS
+
+
+async def welcome(
+    factory: SessionFactory, room: Room, connection: Connection, after: int | None
+) -> int:
+    """Fill the socket's welcome; answers the version it shows."""
+    if connection.audience == "events":
+        # With ?after=N a prop that was away gets what it missed; else only what follows.
+        events: list[dict[str, Any]] = []
+        if after is None:
+            version = (await game_info(factory, room.game_id)).version
+        else:
+            version, events = await events_after(factory, room.game_id, after, "display")
+        connection.events_from = version
+        connection.welcome = [
+            json.dumps({"type": "hello", "version": version}),
+            *(event_message(event) for event in events),
+        ]
+        return version
+    # Sockets joining together (a reconnect storm) share one read of the state, and the panels
+    # they have in common; the newest version this process knows of is the least they show.
+    if room.joined is None or room.joined[0] < room.wanted:
+        room.joined = await load_state(factory, room.game_id)
+    version, state = room.joined
+    view = view_for(state, connection.viewer)
+    locale = screen_locale(connection.audience, view, _own_locale(connection))
+    if by_panel(connection):
+        screen = Screen(connection.audience, view, locale=locale)
+        everything = tuple(range(len(screen.names)))
+        connection.welcome = [screen.message(version, everything, room.panels)]
+        connection.shown = screen.keys
+        connection.shown_locale = locale
+    else:
+        connection.last_view = view
+        connection.welcome = [
+            screen_message(connection.audience, view, version, connection.fmt, locale)
+        ]
+    return version
+
+
+async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
+    """Bring every socket of the room to the newest version."""
+    committed, room.committed = room.committed, None
+    if not room.connections:
+        room.pushed = room.wanted
+        room.reads.clear()
+        return
+    # After a commit here, the state it committed; else (another process's commit, a resync)
+    # the row's.
+    if committed is not None and committed[0] >= room.wanted and not resync:
+        version, state = committed
+    else:
+        version, state = await load_state(factory, room.game_id)
+    room.wanted = max(room.wanted, version)
+    connections = list(room.connections)
+    if version > room.pushed and any(c.audience == "events" for c in connections):
+        _, events = await events_after(factory, room.game_id, room.pushed, "display")
+        messages = [(event["version"], event_message(event)) for event in events]
+        for connection in connections:
+            if connection.audience == "events":
+                for number, text in messages:
+                    connection.offer(number, text, event=True)
+    by_key: dict[tuple[Any, ...], list[Connection]] = {}
+    for connection in connections:
+        if connection.audience != "events":
+            by_key.setdefault(connection.key, []).append(connection)
+    common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
+    room.reads = parts.reads
+    rendered: PanelCache = {}
+    for turn, members in enumerate(by_key.values()):
+        if turn:
+            # Let commands in flight take their next step between two screens: a transaction
+            # waiting on this loop holds its game's lock and a pooled connection meanwhile.
+            await asyncio.sleep(0)
+        first = members[0]
+        view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
+        locale = screen_locale(first.audience, view, _own_locale(first))
+        try:
+            if by_panel(first):
+                screen = Screen(first.audience, view, parts, locale)
+                _offer_panels(screen, members, version, resync, rendered)
+            else:
+                _offer_whole(first.audience, view, version, members, resync, locale)
+        except Exception:  # one broken panel must not freeze every other screen
+            log.exception("rendering %s for game %s failed", first.key, room.game_id)
+    room.pushed = max(room.pushed, version)
+
+
+def _offer_panels(
+    screen: Screen, members: list[Connection], version: int, resync: bool, rendered: PanelCache
+) -> None:
+    texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
+    for connection in members:
+        shown = connection.shown
+        # A projector whose game changed language is shown everything again.
+        if resync or shown is None or connection.shown_locale != screen.locale:
+            changed = tuple(range(len(screen.keys)))
+        else:  # only the panels whose inputs changed: most commands touch one or two of ten
+            changed = tuple(i for i, key in enumerate(screen.keys) if key != shown[i])
+        if changed:  # else e.g. a GM-only change: this screen stays as it is
+            text = texts.get(changed)
+            if text is None:  # (a panel that fails to render leaves `shown` for another try)
+                text = texts[changed] = screen.message(version, changed, rendered)
+            connection.offer(version, text)
+        connection.shown = screen.keys
+        connection.shown_locale = screen.locale
+
+
+def _offer_whole(
+    audience: Audience,
+    view: dict[str, Any],
+    version: int,
+    members: list[Connection],
+    resync: bool,
+    locale: str,
+) -> None:
+    text: str | None = None
+    for connection in members:
+        if not resync and connection.last_view == view:
+            continue
+        if text is None:  # rendered once per viewer and version, however many sockets
+            text = screen_message(audience, view, version, connection.fmt, locale)
+        connection.last_view = view
+        connection.offer(version, text)

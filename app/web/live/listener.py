@@ -14,8 +14,7 @@ from collections.abc import Callable
 import asyncpg  # type: ignore[import-untyped]
 
 from app.service import notices
-from app.service.commands import NOTIFY_CHANNEL
-from app.service.seats import SEATS_ENDED, forget_tokens, seats_ended
+from app.service.commands import NOTIFY_CHANNEL, SEATS_ENDED
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +28,12 @@ class Listener:
         dsn: str,
         want: Callable[[uuid.UUID, int], None],
         resync_all: Callable[[], None],
+        seats_ended: Callable[[uuid.UUID], None],
     ) -> None:
         self._dsn = dsn
         self._want = want
         self._resync_all = resync_all
+        self._seats_ended = seats_ended
         self.listening = False
 
     async def run_forever(self) -> None:
@@ -51,8 +52,7 @@ class Listener:
                 connection.add_termination_listener(on_lost)
                 await connection.add_listener(NOTIFY_CHANNEL, self.on_notify)
                 self.listening, delay = True, 0.5
-                forget_tokens()  # seats may have ended while nobody listened
-                self._resync_all()  # and NOTIFYs may have been missed
+                self._resync_all()  # NOTIFYs may have been missed
                 # asyncpg notices a dead server only when it talks to it: ask now and then.
                 while not lost.is_set():
                     await connection.fetchval("SELECT 1", timeout=5)
@@ -72,9 +72,9 @@ class Listener:
 
     def on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game, _, version = payload.partition(":")
-        if game == SEATS_ENDED:  # "seats:<game id>": who that game's tokens are has changed
+        if game == SEATS_ENDED:  # "seats:<game id>", from any process, this one's too
             try:
-                seats_ended(uuid.UUID(version))
+                self._seats_ended(uuid.UUID(version))
             except ValueError:
                 log.warning("ignoring odd notification %r", payload)
             return
