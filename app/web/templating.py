@@ -212,25 +212,6 @@ def _pilot_grid(
     return Markup("".join(out).removesuffix("\n"))  # noqa: S704 - every value escaped above
 
 
-def combat_log(entries: list[View], count: int) -> Markup:
-    """The last `count` events of the combat log, newest first. Written here rather than as a
-    macro: the GM's log is thirty lines, re-rendered after every command, and each line's turn
-    mark is the same words for a whole turn."""
-    marks: dict[Any, Markup] = {}
-    words = i18n.words()
-    lines = ['<ol class="log-list" reversed>\n']
-    for entry in reversed(entries[-count:]):
-        mark = marks.get(entry["turn"])
-        if mark is None:
-            mark = marks[entry["turn"]] = i18n.macro_underscore("T%(n)s", n=entry["turn"])
-        lines.append(
-            f'  <li class="log-{escape(entry["type"])}"><span class="log-turn">{mark}</span>'
-            f" {escape(say(entry['words'], words))}</li>\n"
-        )
-    lines.append("</ol>\n")
-    return Markup("".join(lines))  # noqa: S704 - every value escaped above
-
-
 def order_text(view: View, order: View) -> str:
     """An order in words, for its own station and the GM (the engine words orders only once
     they are revealed)."""
@@ -387,7 +368,6 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         by_side=by_side,
         order_text=order_text,
         pilot_grid=pilot_grid,
-        combat_log=combat_log,
         role_actions=ROLE_ACTIONS,
         cardless_actions=CARDLESS_ACTIONS,
         modules=MODULES,
