@@ -30,6 +30,8 @@ its CPU is reported.
     .venv/bin/python bench/load.py --profile /tmp/prof  # py-spy records each server process
     BENCH_SPY_RATE=400 .venv/bin/python bench/load.py --profile /tmp/prof  # 400 samples/s, not 100
     BENCH_PHASES=1 .venv/bin/python bench/load.py --rate 30 --runs two  # where a POST's time goes
+    BENCH_GC_LOG=1 [BENCH_GC_DEFAULT=1] .venv/bin/python bench/load.py --rate 30 --runs one
+        # the server's full collections, with the hub's collector thresholds or Python's own
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ RESEND_PAUSE = 0.5  # before a command whose answer was lost (or was 429/5xx) go
 # `python -m uvicorn ...`, with a garbage collection log if asked for.
 LAUNCH = """
 import os, sys
+if os.environ.get("BENCH_GC_DEFAULT"):  # Python's own collector thresholds, not the hub's tune_gc
+    import gc
+    gc.set_threshold = lambda *args: None
 if os.environ.get("BENCH_GC_LOG"):  # to the log: each collection of 5 ms or more, or of gen 2
     import gc, time
     started = {}
@@ -157,6 +162,22 @@ from uvicorn.main import main
 sys.argv[0] = "uvicorn"
 main()
 """
+
+
+def full_collections(log: Path) -> str:
+    """BENCH_GC_LOG=1: the first server's full (generation 2) collections over its whole life,
+    start-up included; each one stops every screen for as long as it takes."""
+    took = sorted(
+        float(line.split()[2])
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith("gc2 ")
+    )
+    if not took:
+        return "no full collection in the server's life"
+    return (
+        f"full collections in the server's life: {len(took)}, median"
+        f" {took[len(took) // 2]:.0f} ms, longest {took[-1]:.0f} ms"
+    )
 
 
 def phases(log: Path) -> str:
@@ -773,6 +794,8 @@ class Run:
                 server.stop()
             if os.environ.get("BENCH_PHASES"):
                 print(f"[{name}] {phases(servers[0].log)}", flush=True)
+            if os.environ.get("BENCH_GC_LOG"):
+                print(f"[{name}] {full_collections(servers[0].log)}", flush=True)
 
     def _database(self, database: str) -> str:
         from app.db.embedded import start_embedded
