@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Game, Seat
@@ -61,6 +61,14 @@ class SeatInfo:
 Owner = Literal["gm"] | SeatInfo
 
 
+# Asked on every request that names a game, so a plain statement: no ORM objects are built.
+_OWNER = text(
+    "SELECT games.gm_token_hash, seats.id, seats.ship, seats.station, seats.name,"
+    " seats.character, seats.taken_from FROM games LEFT JOIN seats ON seats.game_id = games.id"
+    " AND seats.token_hash = :hash AND seats.revoked_at IS NULL WHERE games.id = :id"
+)
+
+
 async def token_owner(
     session_factory: SessionFactory, game_id: uuid.UUID | str, token: str | None
 ) -> Owner | None:
@@ -74,25 +82,14 @@ async def token_owner(
         return None
     hashed = token_hash(token)
     async with autocommit(session_factory) as session:
-        row = (
-            await session.execute(
-                select(Game.gm_token_hash, Seat)
-                .outerjoin(
-                    Seat,
-                    and_(
-                        Seat.game_id == Game.id,
-                        Seat.token_hash == hashed,
-                        Seat.revoked_at.is_(None),
-                    ),
-                )
-                .where(Game.id == key)
-            )
-        ).first()
+        row = (await session.execute(_OWNER, {"id": key, "hash": hashed})).first()
     if row is None:
         return None
-    if hmac.compare_digest(row[0], hashed):
+    if hmac.compare_digest(row.gm_token_hash, hashed):
         return "gm"
-    return _info(row[1]) if row[1] is not None else None
+    if row.id is None:
+        return None
+    return SeatInfo(row.id, key, row.ship, row.station, row.name, row.character, row.taken_from)
 
 
 def _info(seat: Seat) -> SeatInfo:
