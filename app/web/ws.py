@@ -57,11 +57,12 @@ async def station_socket(
     """One phone's station, opened with its seat token (see `_token`)."""
 
     async def check() -> tuple[uuid.UUID, Any]:
-        key = await _existing_game(websocket, game_id)
+        key = _asked_game(websocket, game_id)
         seat = await seat_by_token(
             get_session_factory(websocket), key, _token(websocket, token, seat_cookie(key))
         )
         if seat is None:
+            await _existing_game(websocket, game_id)
             raise ServiceError("BAD_TOKEN", message("phone_holds_no_seat"), 401)
         return key, seat
 
@@ -81,9 +82,10 @@ async def gm_socket(
     share it."""
 
     async def check() -> uuid.UUID:
-        key = await _existing_game(websocket, game_id)
+        key = _asked_game(websocket, game_id)
         given = _token(websocket, token, gm_cookie(key))
         if not await is_gm_token(get_session_factory(websocket), key, given):
+            await _existing_game(websocket, game_id)
             raise ServiceError("BAD_TOKEN", message("gm_token_wrong"), 401)
         return key
 
@@ -137,11 +139,17 @@ async def _serve(
     await get_hub(websocket).serve(websocket, game_id, audience, viewer, chosen)
 
 
-async def _existing_game(websocket: WebSocket, game_id: str) -> uuid.UUID:
-    """The game this socket asks for, once we know the page asking is ours (every route's first
+def _asked_game(websocket: WebSocket, game_id: str) -> uuid.UUID:
+    """The game this socket asks for, once we know the page asking is ours (every socket's first
     step, so a cross-site page learns nothing, not even whether the game exists)."""
     _check_origin(websocket)
-    key = game_key(game_id)
+    return game_key(game_id)
+
+
+async def _existing_game(websocket: WebSocket, game_id: str) -> uuid.UUID:
+    """The game this socket asks for, if it exists (NO_SUCH_GAME). A socket that opens with a
+    token asks this only when the token opens nothing: the token's look-up finds the game too."""
+    key = _asked_game(websocket, game_id)
     await game_info(get_session_factory(websocket), key)
     return key
 
