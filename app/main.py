@@ -131,9 +131,9 @@ def create_app(
     app.add_middleware(SocketLimit, settings=current_settings)
     app.add_middleware(RateLimit, settings=current_settings)
     app.add_middleware(BrowserGuard, public_base_url=lambda: current_settings().public_base_url)
-    # Phones on venue Wi-Fi: pages are HTML and text, which gzip shrinks to about a third. At
-    # zlib's default level: compressing runs on the event loop, and Starlette's default (9) costs
-    # several times the CPU for a few per cent fewer bytes.
+    # Phones on venue Wi-Fi: pages are HTML and text, which gzip shrinks well. At zlib's default
+    # level: compressing runs on the event loop, and Starlette's default (9) costs much more CPU
+    # for hardly fewer bytes.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
     app.add_middleware(LanguageMiddleware)

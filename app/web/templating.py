@@ -160,9 +160,8 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
     """The pilot's map grid: one tappable square per cell (templates/_order_pilot.html).
 
     Hundreds of cells are far too many for a Jinja loop on every re-render of the order panel, so
-    the squares are written here (~0.1 ms), and the last few grids are kept. Only a few: a grid
-    is 10-20 KB, and with 512 kept a server running a hundred bridges held ~6 KB more per socket
-    after a load at 60 commands/s (bench/load.py), for a saving of well under 1 % of its CPU."""
+    the squares are written here, and the last few grids are kept. Only a few: a grid is tens of
+    kilobytes, and keeping many costs memory for every socket and saves little CPU."""
     game_map = view["game"]["map"]
     width, height = game_map["width"], game_map["height"]
     ships = tuple(
@@ -246,11 +245,11 @@ class _ViewEnvironment(Environment):
     """Jinja's environment, reading a view's fields key first.
 
     Templates read views, which are dicts, as `view.me.label`. Jinja looks an attribute up first
-    and the key only after that, so every such read raised and caught an AttributeError: about a
-    third of a panel's render (bench/panel_cost.py). On a dict whose type has no attribute of
-    that name, no `__getattr__` and no instance `__dict__`, the attribute lookup cannot succeed,
-    so the key is read at once. Every answer stays Jinja's: `d.items` is still the method, a
-    missing key still ends in StrictUndefined."""
+    and the key only after that, so every such read raised and caught an AttributeError, a large
+    part of a panel's render (bench/panel_cost.py measures it). On a dict whose type has no
+    attribute of that name, no `__getattr__` and no instance `__dict__`, the attribute lookup
+    cannot succeed, so the key is read at once. Every answer stays Jinja's: `d.items` is still
+    the method, a missing key still ends in StrictUndefined."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         cls = type(obj)
@@ -267,7 +266,7 @@ class _ViewEnvironment(Environment):
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """A template's globals as a plain dict, where Jinja gives a ChainMap over the
         environment's: every render and include copies them, and copying a ChainMap (a Python
-        loop over its maps) was ~25 µs of each panel's render. The environment's globals are all
+        loop over its maps) showed in every panel's render. The environment's globals are all
         set before the first template loads (Jinja asks that of them anyway)."""
         return {**self.globals, **(d or {})}
 
