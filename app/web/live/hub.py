@@ -139,21 +139,9 @@ class Room:
     task: asyncio.Task[None] | None = None
     reads: Reads = field(default_factory=dict)  # what panels read of the last round's parts
     committed: tuple[int, State] | None = None  # the newest state this process committed
-    # While sockets join: what they are shown, shared by the screens joining together; let go
-    # once none is waiting.
-    joined: Joined | None = None
-
-
-@dataclass
-class Joined:
-    """The state sockets joining together are shown, read once for all of them: what every view
-    of it shows (`shared_view`), its panels' inputs, and their HTML by (audience, panel, inputs
-    key, language)."""
-
-    version: int
-    state: State
-    common: dict[str, Any]
-    parts: Inputs = field(default_factory=Inputs)
+    # While sockets join: the state they are shown, and panels' HTML by (audience, panel,
+    # inputs key, language), shared by the screens joining together; let go once none is waiting.
+    joined: tuple[int, State] | None = None
     panels: PanelCache = field(default_factory=dict)
 
 
@@ -240,6 +228,7 @@ class Hub:
                 room.joining -= 1
                 if not room.joining:
                     room.joined = None
+                    room.panels.clear()
             await connection.until_closed()
         except Exception as error:
             if websocket.client_state == WebSocketState.DISCONNECTED:
@@ -376,17 +365,15 @@ async def welcome(
         return version
     # Sockets joining together (a reconnect storm) share one read of the state, and the panels
     # they have in common; the newest version this process knows of is the least they show.
-    joined = room.joined
-    if joined is None or joined.version < room.wanted:
-        version, state = await load_state(factory, room.game_id)
-        joined = room.joined = Joined(version, state, shared_view(state))
-    version = joined.version
-    view = view_for(joined.state, connection.viewer, joined.common)
+    if room.joined is None or room.joined[0] < room.wanted:
+        room.joined = await load_state(factory, room.game_id)
+    version, state = room.joined
+    view = view_for(state, connection.viewer)
     locale = screen_locale(connection.audience, view, _own_locale(connection))
     if by_panel(connection):
-        screen = Screen(connection.audience, view, joined.parts, locale)
+        screen = Screen(connection.audience, view, locale=locale)
         everything = tuple(range(len(screen.names)))
-        connection.welcome = [screen.message(version, everything, joined.panels)]
+        connection.welcome = [screen.message(version, everything, room.panels)]
         connection.shown = screen.keys
         connection.shown_locale = locale
     else:
