@@ -5,10 +5,12 @@ Starts an embedded PostgreSQL and one server (`uvicorn app.main:app`, as bench/l
 makes G games through the API, each with four seats, and opens each game's six HTML sockets (four
 stations, GM, projector) with permessage-deflate, as browsers do. Commands (the GM's messages to
 all) go out at --rate per second over all games from then on. Then every socket is cut at once
-and all of them reconnect at once. Reported:
+and all of them reconnect at once, each saying what its screen shows (`?shown=`, as
+static/js/app.js does; not with --whole). Reported:
 
 - how long from the cut until every screen showed a version at least as new as its game's newest
-  committed before the cut (each reconnected screen gets its whole screen first, then pushes);
+  committed before the cut (each reconnected screen gets its whole screen first, or only its
+  version when its game has not moved on since, then pushes);
 - whether any screen missed a change: once commands stop, every screen must show its game's last
   version;
 - the server's memory per socket: its RSS with every socket open after the storm, less its RSS
@@ -16,6 +18,7 @@ and all of them reconnect at once. Reported:
 
     .venv/bin/python bench/reconnect_storm.py                   # 100 games, 30 commands/s
     .venv/bin/python bench/reconnect_storm.py --games 20 --json /tmp/storm.json
+    .venv/bin/python bench/reconnect_storm.py --whole           # screens say nothing: all whole
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from load import HttpPool, ServerProcess, Socket
 
-VERSION = re.compile(rb'id="bc-version"[^>]*data-version="(\d+)"')
+VERSION = re.compile(rb'id="bc-version"[^>]*data-version="(\d+)"(?: data-shown="([^"]*)")?')
 STATIONS = ("weapons", "engineering", "pilot", "comms")
 
 
@@ -46,11 +49,13 @@ class Screen(Socket):
     """A socket that remembers the newest version its screen shows."""
 
     version = -1
+    shown = ""  # what the screen shows, as the server names it: said again on reconnect
 
     def _message(self, message: bytes, arrived: float) -> None:
         found = VERSION.search(message[:400])
-        if found:
-            self.version = max(self.version, int(found.group(1)))
+        if found and int(found.group(1)) >= self.version:
+            self.version = int(found.group(1))
+            self.shown = (found.group(2) or b"").decode()
         super()._message(message, arrived)
 
     def _fail(self, error: BaseException) -> None:
@@ -90,7 +95,7 @@ class Table:
         finally:
             pool.close()
 
-    async def connect(self, port: int) -> int:
+    async def connect(self, port: int, say_shown: bool = True) -> int:
         """Open every screen's socket; answers how many tries failed (each is tried again after
         a pause, as htmx-ext-ws does)."""
         loop = asyncio.get_running_loop()
@@ -112,7 +117,14 @@ class Table:
                     print(f"retrying {path.split('?')[0]}: {error!r}", file=sys.stderr)
                     await asyncio.sleep(0.5)
 
-        self.screens = list(await asyncio.gather(*(one(path) for path in self.paths)))
+        # A screen that comes back says what it shows, as static/js/app.js does.
+        shown = [screen.shown if say_shown else "" for screen in self.screens]
+        shown = shown or [""] * len(self.paths)
+        paths = [
+            f"{path}{'&' if '?' in path else '?'}shown={said}" if said else path
+            for path, said in zip(self.paths, shown, strict=True)
+        ]
+        self.screens = list(await asyncio.gather(*(one(path) for path in paths)))
         return failed
 
     def cut(self) -> None:
@@ -193,7 +205,9 @@ async def storm(args: argparse.Namespace, url: str, workdir: Path) -> dict[str, 
         for table in tables:
             table.cut()
         cut = time.perf_counter()
-        retried = sum(await asyncio.gather(*(t.connect(server.port) for t in tables)))
+        retried = sum(
+            await asyncio.gather(*(t.connect(server.port, not args.whole) for t in tables))
+        )
         while not all(t.current(v) for t, v in zip(tables, targets, strict=True)):
             if time.perf_counter() - cut > args.give_up:
                 break
@@ -235,6 +249,7 @@ def main() -> None:
     parser.add_argument("--give-up", type=float, default=60.0, help="seconds to wait at most")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--json", default=None, help="also write the figures here")
+    parser.add_argument("--whole", action="store_true", help="reconnect without ?shown=")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw stacks to this dir")
     args = parser.parse_args()
     from app.db.embedded import start_embedded, stop_embedded

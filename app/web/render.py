@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import secrets
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -313,14 +314,31 @@ def render_push(
     Deterministic: the same view gives the same bytes, which lets browsers skip panels that did
     not change. The websocket hub sends the same panels, but only those that changed.
     """
-    panels = render_panels(audience, view, PANELS[audience], screen_locale(audience, view, locale))
-    return panels if version is None else version_marker(version) + panels
+    locale = screen_locale(audience, view, locale)
+    panels = render_panels(audience, view, PANELS[audience], locale)
+    return panels if version is None else version_marker(version, locale) + panels
 
 
-def version_marker(version: int) -> str:
+def version_marker(version: int, locale: str) -> str:
     """The first element of every push and panel answer: the game version its panels show.
-    static/js/app.js skips the panels of a message older than what the screen already shows."""
-    return f'<div id="bc-version" hx-swap-oob="true" data-version="{int(version)}" hidden></div>'
+    static/js/app.js skips the panels of a message older than what the screen already shows, and
+    a socket it opens again says what the screen shows (`data-shown`, see `shown_as`)."""
+    return (
+        f'<div id="bc-version" hx-swap-oob="true" data-version="{int(version)}"'
+        f' data-shown="{shown_as(version, locale)}" hidden></div>'
+    )
+
+
+# This process's name for the screens it renders (its templates and words): see `shown_as`.
+RENDERER = secrets.token_hex(6)
+
+
+def shown_as(version: int, locale: str) -> str:
+    """What a screen whose every panel shows `version` in `locale`, as this process renders it,
+    tells a socket it opens (static/js/app.js): a screen that shows the game as it stands needs
+    nothing more when its socket comes back (a reconnect after the venue's Wi-Fi dropped, or the
+    socket a page opens). Another process's screen (a restart, a new release) is shown whole."""
+    return f"{RENDERER}-{int(version)}-{locale}"
 
 
 def render_panels(
@@ -338,6 +356,8 @@ def render_page(audience: str, view: dict[str, Any], **page: Any) -> str:
     """The whole screen. `page` holds what only a full page needs (game id, CSRF token, QR)."""
     locale = screen_locale(audience, view)
     template = environment_for(locale).get_template(TEMPLATES[audience])
+    if "version" in page:
+        page["shown"] = shown_as(page["version"], locale)
     with rendering(locale) as words:
         return template.render(
             view=view, oob=False, server_now=round(time.time(), 3), **page, **words
@@ -407,4 +427,4 @@ class Screen:
     def message(self, version: int, indexes: tuple[int, ...], cache: PanelCache) -> str:
         """A push: the version marker, then the panels (out-of-band swaps, each by its id)."""
         panels = b"".join(self.html(i, cache) for i in indexes)
-        return version_marker(version) + panels.decode()
+        return version_marker(version, self.locale) + panels.decode()

@@ -47,12 +47,18 @@ router = APIRouter()
 T = TypeVar("T")
 
 FormatQuery = Annotated[str, Query(alias="format", pattern="^(html|json)$")]
+# What the screen opening the socket shows already (app.web.render.shown_as), if it says.
+ShownQuery = Annotated[str | None, Query(max_length=100)]
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
 
 @router.websocket("/ws/station/{game_id}")
 async def station_socket(
-    websocket: WebSocket, game_id: str, token: str | None = None, fmt: FormatQuery = "html"
+    websocket: WebSocket,
+    game_id: str,
+    token: str | None = None,
+    fmt: FormatQuery = "html",
+    shown: ShownQuery = None,
 ) -> None:
     """One phone's station, opened with its seat token (see `_token`)."""
 
@@ -71,12 +77,16 @@ async def station_socket(
         return
     key, seat = admitted
     async with seat_watch(websocket).watching(seat.id, websocket):
-        await _serve(websocket, key, "station", seat.viewer, fmt)
+        await _serve(websocket, key, "station", seat.viewer, fmt, shown)
 
 
 @router.websocket("/ws/gm/{game_id}")
 async def gm_socket(
-    websocket: WebSocket, game_id: str, token: str | None = None, fmt: FormatQuery = "html"
+    websocket: WebSocket,
+    game_id: str,
+    token: str | None = None,
+    fmt: FormatQuery = "html",
+    shown: ShownQuery = None,
 ) -> None:
     """The GM's dashboard, opened with the GM token (see `_token`); any number of GMs may
     share it."""
@@ -91,15 +101,17 @@ async def gm_socket(
 
     key = await _admit(websocket, check)
     if key is not None:
-        await _serve(websocket, key, "gm", "gm", fmt)
+        await _serve(websocket, key, "gm", "gm", fmt, shown)
 
 
 @router.websocket("/ws/display/{game_id}")
-async def display_socket(websocket: WebSocket, game_id: str, fmt: FormatQuery = "html") -> None:
+async def display_socket(
+    websocket: WebSocket, game_id: str, fmt: FormatQuery = "html", shown: ShownQuery = None
+) -> None:
     """The projector: public, it shows nothing secret."""
     key = await _admit(websocket, lambda: _existing_game(websocket, game_id))
     if key is not None:
-        await _serve(websocket, key, "display", "display", fmt)
+        await _serve(websocket, key, "display", "display", fmt, shown)
 
 
 @router.websocket("/ws/events/{game_id}")
@@ -133,10 +145,15 @@ async def _admit(websocket: WebSocket, check: Callable[[], Awaitable[T]]) -> T |
 
 
 async def _serve(
-    websocket: WebSocket, game_id: uuid.UUID, audience: Audience, viewer: Viewer, fmt: str
+    websocket: WebSocket,
+    game_id: uuid.UUID,
+    audience: Audience,
+    viewer: Viewer,
+    fmt: str,
+    shown: str | None,
 ) -> None:
     chosen: Format = "html" if fmt == "html" else "json"
-    await get_hub(websocket).serve(websocket, game_id, audience, viewer, chosen)
+    await get_hub(websocket).serve(websocket, game_id, audience, viewer, chosen, shown=shown)
 
 
 def _asked_game(websocket: WebSocket, game_id: str) -> uuid.UUID:

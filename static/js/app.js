@@ -8,6 +8,14 @@
   htmx.config.wsReconnectDelay = function (retry) {
     return Math.min(3000, 300 * Math.pow(2, retry)) * (0.6 + 0.4 * Math.random());
   };
+  // A socket says what the screen shows when it opens (?shown=): one that comes back to a game
+  // that has not moved on since is sent nothing again (app/web/live/hub.py, welcome).
+  htmx.createWebSocket = function (url) {
+    var asked = shownAs ? url + (url.indexOf("?") < 0 ? "?" : "&") + "shown=" + encodeURIComponent(shownAs) : url;
+    var opened = new WebSocket(asked, []);
+    opened.binaryType = htmx.config.wsBinaryType;
+    return opened;
+  };
   // Error responses carry an out-of-band toast: swap them in, still report them as errors.
   htmx.config.responseHandling = [
     { code: "204", swap: false },
@@ -140,6 +148,8 @@
   // not put its older panels back: all of a message older than the screen is skipped.
   var marker = document.getElementById("bc-version");
   var shownVersion = marker ? Number(marker.getAttribute("data-version")) || 0 : 0;
+  // The server's name for all of what the screen shows (app/web/render.py, shown_as).
+  var shownAs = marker ? marker.getAttribute("data-shown") || "" : "";
   var staleMessage = false;
   body.addEventListener("htmx:wsBeforeMessage", function () { staleMessage = false; });
   function recordPanels() {
@@ -219,7 +229,10 @@
     if (target.id === "bc-version") {
       var version = Number(incoming.getAttribute("data-version")) || 0;
       staleMessage = version < shownVersion;
-      if (!staleMessage) shownVersion = version;
+      if (!staleMessage) {
+        shownVersion = version;
+        shownAs = incoming.getAttribute("data-shown") || "";
+      }
       e.detail.shouldSwap = false;
       return;
     }

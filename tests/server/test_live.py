@@ -243,6 +243,50 @@ async def test_html_pushes_name_their_version_and_carry_only_the_panels_that_cha
         assert "map" not in ids and len(ids) < 1 + len(PANELS["display"])  # ...not all of it
 
 
+def _shown(message: str) -> str:
+    found = re.search(r'id="bc-version"[^>]*data-shown="([^"]+)"', message)
+    assert found, message[:300]
+    return found.group(1)
+
+
+async def test_a_screen_that_comes_back_to_a_game_that_has_not_moved_on_gets_no_panels_again(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    """A socket opened again (the venue's Wi-Fi back, or a page's own socket) says what its
+    screen shows, as the server named it in the last version marker: if the game is still there,
+    only the marker comes; later pushes carry what changed since. Anything else is shown whole."""
+    from app.web.render import PANELS
+
+    token = (await table.seat("weapons"))["seat_token"]
+    station = f"{live.ws}/ws/station/{table.game_id}?token={token}"
+    async with connect(station) as socket:
+        first = str(await asyncio.wait_for(socket.recv(), 10))
+    assert len(_panel_ids(first)) == 1 + len(PANELS["station"])
+    shown = _shown(first)
+
+    async with connect(f"{station}&shown={shown}") as socket:
+        again = str(await asyncio.wait_for(socket.recv(), 10))
+        assert _panel_ids(again) == ["bc-version"] and _shown(again) == shown
+        await table.gm_command(type="SetRedAlert", on=True)
+        update = str(await asyncio.wait_for(socket.recv(), 10))
+        ids = _panel_ids(update)
+        assert ids[0] == "bc-version" and "status" in ids
+        assert len(ids) < 1 + len(PANELS["station"])  # only what changed since
+        now = _shown(update)
+    assert now != shown
+
+    # An older version, another language, another process's name, or junk: the whole screen.
+    renderer, version, locale = now.split("-")
+    for stale in (shown, f"{renderer}-{version}-de", f"z{renderer[1:]}-{version}-{locale}", "x"):
+        async with connect(f"{station}&shown={stale}") as socket:
+            whole = str(await asyncio.wait_for(socket.recv(), 10))
+            assert len(_panel_ids(whole)) == 1 + len(PANELS["station"]), stale
+    # The projector, too: its page's marker names what the page shows.
+    page = (await table.http.get(f"/display/{table.game_id}")).text
+    async with connect(f"{live.ws}/ws/display/{table.game_id}?shown={_shown(page)}") as socket:
+        assert _panel_ids(str(await asyncio.wait_for(socket.recv(), 10))) == ["bc-version"]
+
+
 async def test_compression_is_as_the_settings_say(live: LiveServer, table: AsyncTable) -> None:
     """Off as shipped (settings' ws_deflate): a browser's permessage-deflate offer is declined,
     so no socket keeps a zlib stream between pushes, and every message still arrives whole."""

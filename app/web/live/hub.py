@@ -29,7 +29,17 @@ from app.rules import shared_view
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
 from app.settings import Settings
-from app.web.render import PANELS, Inputs, PanelCache, Reads, Screen, screen_locale, screen_message
+from app.web.render import (
+    PANELS,
+    Inputs,
+    PanelCache,
+    Reads,
+    Screen,
+    screen_locale,
+    screen_message,
+    shown_as,
+    version_marker,
+)
 
 from .listener import Listener
 
@@ -209,8 +219,10 @@ class Hub:
         fmt: Format = "json",
         *,
         events_after_version: int | None = None,
+        shown: str | None = None,
     ) -> None:
-        """Own an accepted socket until it closes: its full view first, then every change."""
+        """Own an accepted socket until it closes: its full view first (unless `shown` says the
+        screen shows it already: `welcome`), then every change."""
         connection = Connection(
             websocket, audience, viewer, fmt, locale_of_scope(getattr(websocket, "scope", None))
         )
@@ -220,7 +232,7 @@ class Hub:
             try:
                 async with room.lock:
                     version = await welcome(
-                        self._session_factory, room, connection, events_after_version
+                        self._session_factory, room, connection, events_after_version, shown
                     )
                     room.connections.add(connection)
                     self._joined_at(room, version)
@@ -347,9 +359,15 @@ def by_panel(connection: Connection) -> bool:
 
 
 async def welcome(
-    factory: SessionFactory, room: Room, connection: Connection, after: int | None
+    factory: SessionFactory,
+    room: Room,
+    connection: Connection,
+    after: int | None,
+    shown: str | None = None,
 ) -> int:
-    """Fill the socket's welcome; answers the version it shows."""
+    """Fill the socket's welcome; answers the version it shows. An HTML screen that says it shows
+    this version already, as this process renders it (`shown_as`), gets the version marker alone:
+    its panels would be the ones it has."""
     if connection.audience == "events":
         # With ?after=N a prop that was away gets what it missed; else only what follows.
         events: list[dict[str, Any]] = []
@@ -372,8 +390,11 @@ async def welcome(
     locale = screen_locale(connection.audience, view, _own_locale(connection))
     if by_panel(connection):
         screen = Screen(connection.audience, view, locale=locale)
-        everything = tuple(range(len(screen.names)))
-        connection.welcome = [screen.message(version, everything, room.panels)]
+        if shown == shown_as(version, locale):
+            connection.welcome = [version_marker(version, locale)]
+        else:
+            everything = tuple(range(len(screen.names)))
+            connection.welcome = [screen.message(version, everything, room.panels)]
         connection.shown = screen.keys
         connection.shown_locale = locale
     else:
