@@ -63,11 +63,16 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "combat_end": COMBAT_END,
         "messages": ("messages",),
         "me": (
-            "game.{modules,phase}",
-            "me.{ship,station,role,label,name,character,hand_limit,health,boxes,down,moving_to}",
+            "me.{ship,station,role,label,name,character,hand_limit,health,boxes,down}",
             "me.weapons",
             "ships.*.id",
-            "ships.*.stations.*.{id,boxes,damage,health,red,crew,hand_limit,label,manned,role}",
+            "ships.*.stations.*.{id,boxes,damage,health,red}",
+        ),
+        "position": (
+            "game.{modules,phase}",
+            "me.{ship,station,label,character,moving_to}",
+            "ships.*.id",
+            "ships.*.stations.*.{id,crew,hand_limit,label,manned,role}",
         ),
         "allocation": (
             "me.{allocation,ship}",

@@ -65,8 +65,8 @@ def test_three_npc_raiders_fight_with_no_gm_input_and_a_player_changes_station(
         assert "crew roll" not in display.content()
         if turn == 2:  # M-SEATS-1: the Weapons player walks over to the empty Comms station
             mover = phones["weapons"]
-            mover.locator("#me summary:has-text('Change position')").click()
-            mover.locator("#me button[name=station][value=comms]").click()
+            mover.locator("#position summary:has-text('Change position')").click()
+            mover.locator("#position button[name=station][value=comms]").click()
             expect(mover.locator("#me .me-head")).to_contain_text("Comms", timeout=WAIT)
             expect(mover.locator("#order")).to_contain_text("Jam", timeout=WAIT)
             phones["comms"] = phones.pop("weapons")

@@ -90,19 +90,19 @@ def test_the_position_panel_stays_open_through_a_push_and_the_tab_follows_a_move
     expect(ann).to_have_title("Weapons · Kestrel")
     bob = phone_at(server, browser, playwright, code, "kestrel/pilot", "Bob")
 
-    ann.click("#me summary:has-text('Change position')")
-    panel = ann.locator("#me details.seat-change")
+    ann.click("#position summary:has-text('Change position')")
+    panel = ann.locator("#position details.seat-change")
     expect(panel).to_have_attribute("open", "")
     # Bob's move is pushed to Ann's phone (her list of stations changes under her finger).
-    bob.click("#me summary:has-text('Change position')")
-    bob.click("#me button.seat-to[data-station=comms]")
-    expect(ann.locator("#me button.seat-to[data-station=comms]")).to_contain_text(
+    bob.click("#position summary:has-text('Change position')")
+    bob.click("#position button.seat-to[data-station=comms]")
+    expect(ann.locator("#position button.seat-to[data-station=comms]")).to_contain_text(
         "taken by Bob", timeout=WAIT
     )
     expect(panel).to_have_attribute("open", "")
     expect(bob).to_have_title("Comms · Kestrel")
 
-    ann.click("#me button.seat-to[data-station=pilot]")
+    ann.click("#position button.seat-to[data-station=pilot]")
     expect(ann.locator("#status")).to_contain_text("Pilot", timeout=WAIT)
     expect(ann).to_have_title("Pilot · Kestrel")
 

@@ -26,6 +26,7 @@ PANEL_IDS = {
         "combat-end",
         "messages",
         "me",
+        "position",
         "allocation",
         "hand",
         "order",
