@@ -152,6 +152,10 @@ def test_the_zone_map_reads_from_across_the_room_and_on_the_gm_laptop(
     display = browser.new_context(viewport={"width": width, "height": height}).new_page()
     display.goto(f"{server.base}/display/{game_id}")
     expect(kestrel_zone(display)).to_have_attribute("data-zone", "jump-point", timeout=WAIT)
+    # Set up as for the evening: one click lets the projector play sound, and the button asking
+    # for it, a line above the header until then (test_kiosk_sound.py), goes.
+    display.mouse.click(2, 2)
+    expect(display.locator(".d-sound-enable")).to_be_hidden(timeout=WAIT)
     # 24 px on a 1920-wide projector; a 1280-wide one shows the same picture scaled down, as
     # large on the same wall, so 16 px there.
     shot(display, f"projector-zone-map-{scenario}-{width}")
