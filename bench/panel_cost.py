@@ -6,6 +6,8 @@ StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a messa
 now and then. After each command every screen (each seat's station, the GM, the projector) is
 brought up to date as a push round does (app/web/live/hub.py): each panel whose inputs changed
 is pushed, and rendered unless another screen had those inputs; each render is counted and timed.
+"same HTML" counts the pushes that brought a screen the very panel it showed: a panel that
+declares inputs it does not show.
 
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
@@ -75,6 +77,9 @@ class Bridge:
         self.locales = locales
         self.shown: dict[Any, list[int]] = {}
         self.reads: Reads = {}
+        self.html: dict[tuple[Any, int], bytes] = {}  # what each screen's panel shows
+        # Panels pushed to a screen as the very HTML it showed: inputs declared wider than shown.
+        self.same: collections.Counter[tuple[str, str]] = collections.Counter()
 
     def push_round(self, state: State) -> None:
         """Every screen brought up to this state, as the hub's push round does: a panel changed
@@ -89,12 +94,19 @@ class Bridge:
             shown = self.shown.get(viewer)
             for panel, key in enumerate(screen.keys):
                 if shown is None or shown[panel] != key:
-                    screen.html(panel, rendered)
+                    html = screen.html(panel, rendered)
+                    if shown is not None and self.html.get((viewer, panel)) == html:
+                        self.same[(audience, screen.names[panel])] += 1
+                    self.html[(viewer, panel)] = html
             self.shown[viewer] = screen.keys
 
 
-def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]], int, Any]:
-    """Per (audience, panel): [renders, seconds]; the number of commands; per command type."""
+def measure(
+    games: int, steps: int
+) -> tuple[dict[tuple[str, str], list[float]], int, Any, collections.Counter[tuple[str, str]]]:
+    """Per (audience, panel): [renders, seconds]; the number of commands; per command type; per
+    (audience, panel), the pushes that brought a screen the very HTML it showed."""
+    same: collections.Counter[tuple[str, str]] = collections.Counter()
     cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
     original = push.render_panels
@@ -132,9 +144,10 @@ def measure(games: int, steps: int) -> tuple[dict[tuple[str, str], list[float]],
                     t[0] += v[0]
                     t[1] += v[1]
             cost.clear()
+            same.update(bridge.same)
     finally:
         push.render_panels = original  # type: ignore[assignment]
-    return totals, commands, by_command
+    return totals, commands, by_command, same
 
 
 def whole_rounds(
@@ -191,19 +204,20 @@ def main() -> None:
         )
         return
     measure(1, 10)  # warm up: templates compiled, caches filled
-    totals, commands, by_command = measure(args.games, args.steps)
+    totals, commands, by_command, same = measure(args.games, args.steps)
     all_n = sum(int(v[0]) for v in totals.values())
     all_t = sum(v[1] for v in totals.values())
     print(f"{args.games} games, {commands} commands, {all_n} panel renders, {all_t * 1000:.0f} ms")
     print(f"per command: {all_n / commands:.2f} renders, {all_t * 1000 / commands:.2f} ms\n")
     print(
         f"{'audience':9} {'panel':12} {'renders':>8} {'/cmd':>6} {'ms':>8} {'ms/cmd':>7}"
-        f" {'ms/render':>9} {'share':>6}"
+        f" {'ms/render':>9} {'share':>6} {'same HTML':>9}"
     )
     for (audience, name), (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[: args.top]:
         print(
             f"{audience:9} {name:12} {int(n):8d} {n / commands:6.2f} {t * 1000:8.1f}"
             f" {t * 1000 / commands:7.3f} {t * 1000 / max(n, 1):9.3f} {t / all_t:6.1%}"
+            f" {same[(audience, name)]:9d}"
         )
     print("\nby audience (per command)")
     audiences: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
