@@ -324,16 +324,6 @@ def render_push(
     return panels if version is None else version_marker(version, locale) + panels
 
 
-def version_marker(version: int, locale: str) -> str:
-    """The first element of every push and panel answer: the game version its panels show.
-    static/js/app.js skips the panels of a message older than what the screen already shows, and
-    a socket it opens again says what the screen shows (`data-shown`, see `shown_as`)."""
-    return (
-        f'<div id="bc-version" hx-swap-oob="true" data-version="{int(version)}"'
-        f' data-shown="{shown_as(version, locale)}" hidden></div>'
-    )
-
-
 # This process's name for the screens it renders (its templates and words): see `shown_as`.
 RENDERER = secrets.token_hex(6)
 
@@ -344,6 +334,16 @@ def shown_as(version: int, locale: str) -> str:
     nothing more when its socket comes back (a reconnect after the venue's Wi-Fi dropped, or the
     socket a page opens). Another process's screen (a restart, a new release) is shown whole."""
     return f"{RENDERER}-{int(version)}-{locale}"
+
+
+def version_marker(version: int, locale: str) -> str:
+    """The first element of every push and panel answer: the game version its panels show.
+    static/js/app.js skips the panels of a message older than what the screen already shows, and
+    a socket it opens again says what the screen shows (`data-shown`, see `shown_as`)."""
+    return (
+        f'<div id="bc-version" hx-swap-oob="true" data-version="{int(version)}"'
+        f' data-shown="{shown_as(version, locale)}" hidden></div>'
+    )
 
 
 def render_panels(
