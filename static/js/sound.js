@@ -126,6 +126,11 @@
     enableButton();
     new MutationObserver(soon).observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["class", "data-on", "data-played-n"]});
     document.addEventListener("click", function () { audio(); setTimeout(enableButton, 100); });
+    // A push or a resync draws #sound again with its button hidden: say at once whether it is
+    // still needed, or the projector's layout jumps by a line until the next check.
+    document.body.addEventListener("htmx:oobAfterSwap", function (e) {
+      if (e.detail.target && e.detail.target.id === "sound") enableButton();
+    });
     setInterval(enableButton, 2000);
   });
 })();

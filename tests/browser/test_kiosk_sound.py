@@ -53,3 +53,27 @@ def test_the_kiosk_flag_lets_the_projector_play_sound_without_the_click_button(
         expect(page.locator(".d-sound-enable")).to_be_hidden()
     finally:
         kiosk.close()
+
+
+def test_the_click_button_stays_while_the_projector_is_drawn_again(
+    server: Server, browser: Any
+) -> None:
+    """Until someone clicks, every push of the sound panel and every resync draws the button
+    hidden again; it must be asked for again at once, or the projector's whole layout (the
+    reveal's pages with it) jumps by a line and back."""
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    create_game(gm, server.base)
+    game_id = gm.url.rsplit("/", 1)[1]
+    page: Page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.clock.install()
+    page.goto(f"{server.base}/display/{game_id}")
+    expect(page.locator(".d-sound-enable")).to_be_visible()
+    # The page's timers stop here, sound.js's check every 2 s with them: only the swap can say.
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+
+    gm.click("#gm-settings summary")
+    volume = gm.locator("#gm-settings form", has_text="Volume")
+    volume.locator("input[name=value]").fill("30")
+    volume.locator("button").click()
+    expect(page.locator("#sound")).to_have_attribute("data-volume", "30")
+    assert page.locator(".d-sound-enable").is_visible()
