@@ -250,8 +250,9 @@
     delete pending[el.id];
     if (el.id === "toast") { showToast(el); return; }
     if (before) restoreState(el, before.state);
-    // The tab names the station: after a change of position, the new one.
-    if (el.id === "status" && el.dataset.title) document.title = el.dataset.title;
+    // The tab names the screen's station or battle: after a change of position or a move to the
+    // next battle (E-EVENING-1), the new one.
+    if (el.dataset.title) document.title = el.dataset.title;
     if (el.id === "me" && before && before.health !== "" && el.dataset.health !== "" &&
         Number(el.dataset.health) < Number(before.health)) {
       hit();

@@ -57,6 +57,9 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
         expect(display.locator("#ship-status")).to_contain_text(ship, timeout=WAIT)
     expect(display.locator("#ship-status")).not_to_contain_text("Rustjaw")
     expect(gm.locator("#turn h2")).to_contain_text("Torpedo Run", timeout=WAIT)
+    # So do the tabs' titles, which name the battle.
+    expect(display).to_have_title("Torpedo Run · Bridge Crew")
+    expect(gm).to_have_title("GM · Torpedo Run")
     assert (ada.url, bo.url, display.url) == addresses
     # The old ship's cards went with it: nothing was lost to damage.
     expect(ada.locator("[data-discards]")).to_be_hidden()
