@@ -1,6 +1,7 @@
 """Accessibility (issue 22): axe-core finds no serious or critical violation on any page: the
-lobby, the GM's dashboard, the join page, each station, the projector and the error pages, in
-combat and with a ship destroyed (whose dimmed panel must stay readable).
+lobby, the GM's dashboard (in combat and in Downtime), the join page, each station, the
+projector and the error pages, in combat and with a ship destroyed (whose dimmed panel must stay
+readable).
 
 axe-core is vendored for the tests only (tests/browser/vendor, pinned by SHA256SUMS, checked in
 tests/test_vendor_axe.py) and injected into each page by Playwright: it is never served."""
@@ -87,6 +88,11 @@ def test_no_serious_or_critical_violations_on_any_page(
         if seat.endswith("pilot"):
             phone.locator("#order label.choice:has(input[value=manoeuvre])").click()
         found[seat] = violations(phone)
+    # After the combat the GM's dashboard shows Downtime's repair form and the modules.
+    gm.click("#turn button:has-text('End combat')")
+    gm.click("#turn button:has-text('Click again')")
+    expect(gm.locator("#turn")).to_contain_text("Downtime repair", timeout=WAIT)
+    found["gm in downtime"] = violations(gm)
 
     errors = browser.new_context().new_page()
     errors.goto(f"{server.base}/join/NOSUCH")
