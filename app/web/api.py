@@ -117,7 +117,10 @@ class GameCreated(BaseModel):
 class GameSummary(BaseModel):
     game_id: uuid.UUID
     join_code: str
-    scenario: str
+    scenario: str = Field(
+        description="The scenario the game began with. After a move to the next battle "
+        "(NextBattle) the battle being played is the view's game.scenario."
+    )
     version: int
 
 
