@@ -19,7 +19,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
@@ -385,12 +385,27 @@ class ViewWatcher(_Background):
 
     async def shows(self, view: dict[str, Any], within: float = 15) -> bool:
         """Wait until the newest message of the newest connection is this view."""
+
+        async def same() -> dict[str, Any]:
+            return view
+
+        return await self.catches_up(same, within)
+
+    async def catches_up(
+        self, current: Callable[[], Awaitable[dict[str, Any]]], within: float = 15
+    ) -> bool:
+        """Wait until the newest message of the newest connection is the view `current` answers,
+        asked again each time: the game may move on meanwhile (the server's sweeper closes a
+        timed turn's orders while the crew holds still), and the screen must then show where it
+        got to, not a view it may have skipped (the hub folds commits that come together into
+        one push). A screen left behind by a lost push still fails: it never matches."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
+            self.changed.clear()
+            view = await current()
             latest = self.connections[-1].latest if self.connections else None
             if latest is not None and latest["view"] == view:
                 return True
-            self.changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), 0.2)
         return False
@@ -894,6 +909,12 @@ async def run_chaos(
         stop_killing = asyncio.Event()
         kill_times: list[float] = []  # time.time() of each SIGKILL
 
+        def now_shown(watcher: ViewWatcher) -> Callable[[], Awaitable[dict[str, Any]]]:
+            async def current() -> dict[str, Any]:
+                return (await phone.get_view(game_id, tokens[watcher.viewer]))[1]
+
+            return current
+
         async def check_resync(killed_at: float) -> None:
             """Each screen reconnected by itself, and its first message was the game as it was."""
             pending = []
@@ -912,12 +933,12 @@ async def run_chaos(
                     report.resyncs_exact += 1
                 else:
                     assert first_version < version, (first_version, version)
-                    pending.append((watcher, connection, first_version, view))
+                    pending.append((watcher, connection, first_version))
             if pending:  # a command slipped in between: hold the first message to its version
                 snap = await snapshot(engine, game_id)
-                wanted = frozenset(v for _, _, v, _ in pending)
+                wanted = frozenset(v for _, _, v in pending)
                 states = check_store(snap, crew.acks, wanted).states
-                for watcher, connection, first_version, view in pending:
+                for watcher, connection, first_version in pending:
                     assert connection.first is not None
                     stored = await as_stored(engine, states[first_version])
                     expected = view_for(stored, watcher.viewer)
@@ -925,7 +946,9 @@ async def run_chaos(
                         f"{watcher.audience} resync at {first_version} (now {snap.version}): "
                         + diff(connection.first["view"], expected)
                     )
-                    assert await watcher.shows(view), f"{watcher.audience} was not brought up"
+                    assert await watcher.catches_up(now_shown(watcher)), (
+                        f"{watcher.audience} was not brought up"
+                    )
                     report.resyncs_replayed += 1
 
         async def check_store_now(label: str) -> None:
