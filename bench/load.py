@@ -616,6 +616,15 @@ class Mirror:
             out.append(Planned(actor, data, expect))
         return out
 
+    def step(self) -> str:
+        """Play the table's next command on the mirror alone (bench/panel_cost.py --table load):
+        its type."""
+        actor, command = self._next()
+        data = json.loads(json.dumps(command_fields(command)))
+        who = Actor.gm() if actor == GM else Actor.for_seat(self.seats[actor])
+        self._apply(parse_command(data, who, time.time()))
+        return type(command).__name__
+
     def _next(self) -> tuple[int, c.Command]:
         """What the table does next: the GM runs turns and cleans up after a lost ship, each seat
         gives the bot's order, Engineering (or the GM for an NPC) allocates damage."""

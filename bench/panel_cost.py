@@ -3,7 +3,9 @@
 Plays bot games in the engine alone (no database, no server), the way
 tests/server/test_live_panels.py does: skirmish, four seated stations plus the bot's choices,
 StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a message and red alert
-now and then. After each command every screen (each seat's station, the GM, the projector) is
+now and then. With `--table load`, the table bench/load.py plays instead (every seat's order each
+turn, Engineering's allocation, the GM cleaning up after a lost ship): the mix behind the peer
+bench's figures. After each command every screen (each seat's station, the GM, the projector) is
 brought up to date as a push round does (app/web/live/hub.py): each panel whose inputs changed
 is pushed, and rendered unless another screen had those inputs; each render is counted and timed.
 "same HTML" counts the pushes that brought a screen the very panel it showed: a panel that
@@ -13,6 +15,7 @@ declares inputs it does not show.
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15
     .venv/bin/python bench/panel_cost.py --games 4 --rounds 4   # whole push rounds, for A/B
     .venv/bin/python bench/panel_cost.py --games 4 --rounds 4 --locales en,de   # a mixed table
+    .venv/bin/python bench/panel_cost.py --games 4 --steps 300 --table load   # load.py's table
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ import collections
 import random
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from app.content import load_catalogue
 from app.rules import apply, new_game, shared_view
@@ -38,6 +43,7 @@ from app.web.render import PanelCache as Cache
 from app.web.words import said
 
 State = dict[str, Any]
+Counts = collections.Counter[tuple[str, str]]  # per (audience, panel)
 
 
 def seated(seed: int) -> tuple[State, list[str]]:
@@ -62,6 +68,22 @@ def play(state: State, rng: random.Random, steps: int) -> list[tuple[str, State]
     return out
 
 
+def game(table: str, index: int, steps: int) -> tuple[State, list[str], list[tuple[str, State]]]:
+    """One game of `steps` commands: its seated start, its seats, (command name, state after)."""
+    if table == "bot":
+        state, seats = seated(100 + index)
+        return state, seats, play(state, random.Random(index), steps)
+    import load  # bench/load.py: its Mirror plays the load bench's table
+
+    mirror = load.Mirror("skirmish", 1000 + index, index)
+    mirror.seated([str(uuid.UUID(int=index * 8 + seat)) for seat in range(4)])
+    start, out = mirror.state, []
+    for _ in range(steps):
+        name = mirror.step()
+        out.append((name, mirror.state))
+    return start, mirror.seats, out
+
+
 def screens(seats: list[str]) -> list[tuple[str, Any]]:
     """(audience, viewer) of every screen of one bridge: each seat's station, the GM, the
     projector."""
@@ -79,7 +101,8 @@ class Bridge:
         self.reads: Reads = {}
         self.html: dict[tuple[Any, int], bytes] = {}  # what each screen's panel shows
         # Panels pushed to a screen as the very HTML it showed: inputs declared wider than shown.
-        self.same: collections.Counter[tuple[str, str]] = collections.Counter()
+        self.same: Counts = collections.Counter()
+        self.sent: Counts = collections.Counter()  # bytes pushed, all screens
 
     def push_round(self, state: State) -> None:
         """Every screen brought up to this state, as the hub's push round does: a panel changed
@@ -98,15 +121,18 @@ class Bridge:
                     if shown is not None and self.html.get((viewer, panel)) == html:
                         self.same[(audience, screen.names[panel])] += 1
                     self.html[(viewer, panel)] = html
+                    self.sent[(audience, screen.names[panel])] += len(html)
             self.shown[viewer] = screen.keys
 
 
 def measure(
-    games: int, steps: int
-) -> tuple[dict[tuple[str, str], list[float]], int, Any, collections.Counter[tuple[str, str]]]:
+    games: int, steps: int, table: str = "bot"
+) -> tuple[dict[tuple[str, str], list[float]], int, Any, Counts, Counts]:
     """Per (audience, panel): [renders, seconds]; the number of commands; per command type; per
-    (audience, panel), the pushes that brought a screen the very HTML it showed."""
-    same: collections.Counter[tuple[str, str]] = collections.Counter()
+    (audience, panel), the pushes that brought a screen the very HTML it showed, and the bytes
+    pushed to all screens."""
+    same: Counts = collections.Counter()
+    sent: Counts = collections.Counter()
     cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
     original = push.render_panels
@@ -122,12 +148,12 @@ def measure(
     push.render_panels = timed  # type: ignore[assignment]
     commands = 0
     try:
-        for game in range(games):
-            state, seats = seated(100 + game)
+        for index in range(games):
+            state, seats, played = game(table, index, steps)
             bridge = Bridge(screens(seats))
             bridge.push_round(state)  # the screens connect: not counted
             cost.clear()
-            for name, after in play(state, random.Random(game), steps):
+            for name, after in played:
                 before_n = sum(int(r[0]) for r in cost.values())
                 before_t = sum(r[1] for r in cost.values())
                 bridge.push_round(after)
@@ -136,7 +162,7 @@ def measure(
                 row[1] += sum(int(r[0]) for r in cost.values()) - before_n
                 row[2] += sum(r[1] for r in cost.values()) - before_t
                 commands += 1
-            if game == 0:
+            if index == 0:
                 totals = {k: list(v) for k, v in cost.items()}
             else:
                 for k, v in cost.items():
@@ -145,22 +171,22 @@ def measure(
                     t[1] += v[1]
             cost.clear()
             same.update(bridge.same)
+            sent.update(bridge.sent)
     finally:
         push.render_panels = original  # type: ignore[assignment]
-    return totals, commands, by_command, same
+    return totals, commands, by_command, same, sent
 
 
 def whole_rounds(
-    games: int, steps: int, repeats: int, locales: tuple[str, ...] = ("en",)
+    games: int, steps: int, repeats: int, locales: tuple[str, ...] = ("en",), table: str = "bot"
 ) -> tuple[float, int]:
     """A push round's CPU time per command, all of it (views, panel checks, renders), untimed
     inside: the best of `repeats` passes over the same games, each with a fresh hub. CPU time, not
     wall time, so that other processes on a shared machine weigh less in a comparison."""
     played = []
-    for game in range(games):
-        state, seats = seated(100 + game)
-        states = [after for _, after in play(state, random.Random(game), steps)]
-        played.append((state, screens(seats), states))
+    for index in range(games):
+        state, seats, steps_played = game(table, index, steps)
+        played.append((state, screens(seats), [after for _, after in steps_played]))
     best, commands = float("inf"), 0
     for _ in range(repeats):
         said.cache_clear()  # each pass says its messages afresh, as a new process would
@@ -194,30 +220,38 @@ def main() -> None:
         default="en",
         help="the screens' languages, taken in turn, e.g. de or en,de (with --rounds)",
     )
+    parser.add_argument(
+        "--table",
+        choices=("bot", "load"),
+        default="bot",
+        help="who plays: the random bot, or bench/load.py's table (the peer bench's mix)",
+    )
     args = parser.parse_args()
     if args.rounds:
         locales = tuple(args.locales.split(","))
-        per_command, commands = whole_rounds(args.games, args.steps, args.rounds, locales)
+        per_command, commands = whole_rounds(
+            args.games, args.steps, args.rounds, locales, args.table
+        )
         print(
             f"push round: {per_command * 1000:.3f} ms of CPU per command (best of {args.rounds}, "
             f"{commands} commands)"
         )
         return
     measure(1, 10)  # warm up: templates compiled, caches filled
-    totals, commands, by_command, same = measure(args.games, args.steps)
+    totals, commands, by_command, same, sent = measure(args.games, args.steps, args.table)
     all_n = sum(int(v[0]) for v in totals.values())
     all_t = sum(v[1] for v in totals.values())
     print(f"{args.games} games, {commands} commands, {all_n} panel renders, {all_t * 1000:.0f} ms")
     print(f"per command: {all_n / commands:.2f} renders, {all_t * 1000 / commands:.2f} ms\n")
     print(
         f"{'audience':9} {'panel':12} {'renders':>8} {'/cmd':>6} {'ms':>8} {'ms/cmd':>7}"
-        f" {'ms/render':>9} {'share':>6} {'same HTML':>9}"
+        f" {'ms/render':>9} {'share':>6} {'same HTML':>9} {'KB/cmd':>6}"
     )
     for (audience, name), (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[: args.top]:
         print(
             f"{audience:9} {name:12} {int(n):8d} {n / commands:6.2f} {t * 1000:8.1f}"
             f" {t * 1000 / commands:7.3f} {t * 1000 / max(n, 1):9.3f} {t / all_t:6.1%}"
-            f" {same[(audience, name)]:9d}"
+            f" {same[(audience, name)]:9d} {sent[(audience, name)] / 1000 / commands:6.2f}"
         )
     print("\nby audience (per command)")
     audiences: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
