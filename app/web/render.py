@@ -117,7 +117,6 @@ PANELS: dict[str, dict[str, tuple[str, ...]]] = {
         "npc": (
             "game.{phase,map,modules}",
             "npc",
-            "orders",
             "distances",
             SHIP,
             STATION,

@@ -13,7 +13,7 @@ from ...core.commands import SubmitOrder
 from ...core.context import Context
 from ...core.messages import message
 from ...core.phases import ACTIONS
-from ...core.state import Ship, State, Station, role_label
+from ...core.state import Ship, State, Station, role_label, station_key
 from ...core.views import ships_in_order
 
 DIE = 6
@@ -95,9 +95,20 @@ def roll_at_reveal(ctx: Context, ship: Ship, station: Station, order: dict[str, 
 
 
 def gm_view(state: State) -> dict[str, Any]:
-    """M-NPC-1/2: each NPC ship's Crew Quality and automation, for the GM only."""
+    """M-NPC-1/2: each NPC ship's Crew Quality, automation and orders given (by station), for
+    the GM only. The orders are also in the GM view's `orders`, with the players'; here they are
+    apart, so the GM's NPC panel changes with NPC orders alone."""
+    orders = state["orders"]
     return {
-        s["id"]: {"quality": quality(s), "auto": automated(s)}
+        s["id"]: {
+            "quality": quality(s),
+            "auto": automated(s),
+            "orders": {
+                st: orders[station_key(s, station)]
+                for st, station in s["stations"].items()
+                if station_key(s, station) in orders
+            },
+        }
         for s in ships_in_order(state)
         if s["crew"] == "npc"
     }
