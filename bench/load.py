@@ -604,10 +604,7 @@ class Mirror:
     def plan(self, count: int) -> list[Planned]:
         out = []
         for _ in range(count):
-            actor, command = self._next()
-            data = json.loads(json.dumps(command_fields(command)))
-            who = Actor.gm() if actor == GM else Actor.for_seat(self.seats[actor])
-            self._apply(parse_command(data, who, time.time()))
+            actor, data = self.step()
             views = self._views()
             expect = tuple(
                 i for i, (a, b) in enumerate(zip(self.views, views, strict=True)) if a != b
@@ -616,14 +613,14 @@ class Mirror:
             out.append(Planned(actor, data, expect))
         return out
 
-    def step(self) -> str:
-        """Play the table's next command on the mirror alone (bench/panel_cost.py --table load):
-        its type."""
+    def step(self) -> tuple[int, dict[str, Any]]:
+        """Play the table's next command on the mirror (views are left for `look` or `plan`):
+        who gave it and the command as JSON."""
         actor, command = self._next()
         data = json.loads(json.dumps(command_fields(command)))
         who = Actor.gm() if actor == GM else Actor.for_seat(self.seats[actor])
         self._apply(parse_command(data, who, time.time()))
-        return type(command).__name__
+        return actor, data
 
     def _next(self) -> tuple[int, c.Command]:
         """What the table does next: the GM runs turns and cleans up after a lost ship, each seat

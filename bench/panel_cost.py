@@ -79,8 +79,8 @@ def game(table: str, index: int, steps: int) -> tuple[State, list[str], list[tup
     mirror.seated([str(uuid.UUID(int=index * 8 + seat)) for seat in range(4)])
     start, out = mirror.state, []
     for _ in range(steps):
-        name = mirror.step()
-        out.append((name, mirror.state))
+        _, data = mirror.step()
+        out.append((data["type"], mirror.state))
     return start, mirror.seats, out
 
 

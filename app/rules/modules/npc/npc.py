@@ -104,9 +104,9 @@ def gm_view(state: State) -> dict[str, Any]:
             "quality": quality(s),
             "auto": automated(s),
             "orders": {
-                st: orders[station_key(s, station)]
+                st: orders[key]
                 for st, station in s["stations"].items()
-                if station_key(s, station) in orders
+                if (key := station_key(s, station)) in orders
             },
         }
         for s in ships_in_order(state)
