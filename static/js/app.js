@@ -226,6 +226,8 @@
     var target = e.detail.target;
     var incoming = e.detail.fragment.firstElementChild;
     if (!incoming || !target.id) return;
+    // New lines of a stream (the log) go in at its top: nothing of the list is replaced.
+    if (target.dataset.keep) { if (staleMessage) e.detail.shouldSwap = false; return; }
     if (target.id === "bc-version") {
       var version = Number(incoming.getAttribute("data-version")) || 0;
       staleMessage = version < shownVersion;
@@ -249,6 +251,12 @@
     var before = pending[el.id];
     delete pending[el.id];
     if (el.id === "toast") { showToast(el); return; }
+    if (el.dataset.keep) { // a stream: keep its newest lines
+      while (el.children.length > Number(el.dataset.keep)) el.removeChild(el.lastElementChild);
+      return;
+    }
+    // A panel drawn whole drew its entries too: what was last swapped into them is gone.
+    el.querySelectorAll("[id]").forEach(function (inner) { delete lastHtml[inner.id]; });
     if (before) restoreState(el, before.state);
     // The tab names the screen's station or battle: after a change of position or a move to the
     // next battle (E-EVENING-1), the new one.

@@ -28,7 +28,7 @@ from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
 from app.service import canonical, view_for
 from app.web import render as panels
-from app.web.render import PANELS, TREES, Inputs, render_panels
+from app.web.render import PANELS, PLANS, TREES, Inputs, Screen, render_panels
 
 State = dict[str, Any]
 SCREENS = [(audience, name) for audience in PANELS for name in PANELS[audience]]
@@ -139,8 +139,8 @@ def test_a_panel_shows_nothing_but_its_inputs(
             view = view_for(states[index], viewer)
             other = _outside(view, tree, index)
             assert other != view
-            at = list(PANELS[audience]).index(name)
-            assert Inputs().keys(audience, other)[at] == Inputs().keys(audience, view)[at]
+            own = PLANS[(audience, name)].own
+            assert Inputs().key(other, own) == Inputs().key(view, own)
             shown = render_panels(audience, view, (name,))
             assert render_panels(audience, other, (name,)) == shown, (viewer, index)
 
@@ -155,9 +155,9 @@ def test_every_panel_is_pushed_exactly_when_its_inputs_change(
     kept: set[tuple[str, str]] = set()
     for audience, viewer, _, view in _every_view(game):
         parts = Inputs()
-        keys = parts.keys(audience, view)
-        for name, key in zip(PANELS[audience], keys, strict=True):
-            projected = parts.project(audience, name, view)
+        for name in PANELS[audience]:
+            key = parts.key(view, TREES[(audience, name)])
+            projected = parts.project(view, TREES[(audience, name)])
             html = render_panels(audience, view, (name,))
             assert render_panels(audience, projected, (name,)) == html, (audience, name)
             was = before.get((audience, viewer, name))
@@ -197,7 +197,36 @@ def test_reading_anything_but_its_inputs_fails_the_render(
 ) -> None:
     states, _ = game
     view = view_for(states[-1], "display")
-    projected = Inputs().project("display", "alert", view)
+    projected = Inputs().project(view, TREES[("display", "alert")])
     assert projected["game"]["red_alert"] is view["game"]["red_alert"]
-    with pytest.raises(UndefinedError, match="'log' is not an input of this panel"):
+    with pytest.raises(UndefinedError, match="'log' is not an input of this fragment"):
         render_panels("display", projected, ("log",))
+
+
+ENTRIES = [(audience, name) for audience, name in SCREENS if PANELS[audience][name].items]
+
+
+@pytest.mark.parametrize(("audience", "name"), ENTRIES)
+def test_an_entry_drawn_from_its_inputs_is_what_its_panel_draws(
+    game: tuple[list[State], list[str]], audience: str, name: str
+) -> None:
+    """Each entry of a panel's list, rendered from its own inputs alone (its fields, its slice of
+    keyed parts, its panel's inputs; reading anything else fails), is the very HTML the whole
+    panel draws for it, but for the swap that sends it alone."""
+    states, seats = game
+    items = PANELS[audience][name].items
+    assert items is not None
+    checked = 0
+    for viewer in _viewers(audience, seats):
+        for index in range(0, len(states), 5):
+            view = view_for(states[index], viewer)
+            whole = render_panels(audience, view, (name,))
+            screen = Screen(audience, view)
+            keys = list(screen.entries(name))
+            for key in keys[-items.limit :] if items.into else keys:
+                alone = screen.html(("entry", name, key), {}).decode()
+                if not items.into:
+                    assert alone.count(' hx-swap-oob="true"') == 1, (viewer, key)
+                assert alone.replace(' hx-swap-oob="true"', "", 1) in whole, (viewer, index, key)
+                checked += 1
+    assert checked

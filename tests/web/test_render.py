@@ -33,11 +33,13 @@ PANEL_IDS = {
         "crew",
         "reveal",
         "ship-status",
+        "contacts",
         "log",
     ],
     "gm": [
         "turn",
         "combat-end",
+        "waiting",
         "orders",
         "allocation",
         "ships",
@@ -238,7 +240,7 @@ def test_a_phone_whose_seat_was_freed_still_renders_and_says_so() -> None:
 
 def test_an_order_changes_only_the_small_panels_that_show_who_has_ordered() -> None:
     """A station's order must leave the big panels (the GM's ships and turn, the projector's
-    ships) byte for byte as they were: the hub then re-renders only #orders and #ready."""
+    ships) byte for byte as they were: the hub then re-renders only #orders, #waiting and #ready."""
     from app.rules import apply
     from app.rules import commands as c
     from app.web.render import render_panels
@@ -247,7 +249,7 @@ def test_an_order_changes_only_the_small_panels_that_show_who_has_ordered() -> N
     after, _ = apply(before, c.PassOrder(ship="kestrel", station="comms"))
     assert after["phase"] == "orders"
     for audience, make, changed in [
-        ("gm", gm_view, {"orders"}),
+        ("gm", gm_view, {"orders", "waiting"}),
         ("display", display_view, {"ready"}),
     ]:
         for panel in PANELS[audience]:

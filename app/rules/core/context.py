@@ -46,8 +46,11 @@ class Context:
         if self.state["pending"] is not None and revealed is not None and secret is None:
             self.state["revealed"] = {**revealed, "results": [*revealed["results"], event]}
         if log and words is not None:
-            entry = {"turn": self.state["turn"], "type": type_, "words": words}
-            self.state["log"] = [*self.state["log"][-(LOG_LENGTH - 1) :], entry]
+            logged = self.state["log"]
+            # Numbered, so screens take the new entries alone (app/rules/core/views.py, _log).
+            n = logged[-1]["n"] + 1 if logged and "n" in logged[-1] else len(logged)
+            entry = {"turn": self.state["turn"], "type": type_, "words": words, "n": n}
+            self.state["log"] = [*logged[-(LOG_LENGTH - 1) :], entry]
         return event
 
     def next_id(self) -> int:

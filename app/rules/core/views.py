@@ -101,7 +101,6 @@ def _ships(state: State) -> list[View]:
                     "manned": manned(state, st),
                     "crew": crew["name"] if crew else None,
                     "character": crew.get("character") if crew else None,
-                    "ready": station_key(ship, st) in state["orders"],
                 }
             )
         shields = ship["shields"]
@@ -154,6 +153,26 @@ def _distance(a: dict[str, Any], b: dict[str, Any]) -> View:
     }
 
 
+def _ready(state: State) -> View:
+    """Who has given orders, never what: each ship's stations with an order in, in their order.
+    Apart from the ships, so that an order changes this part of every view and nothing else."""
+    orders = state["orders"]
+    return {
+        ship["id"]: [st["id"] for st in stations_in_order(ship) if station_key(ship, st) in orders]
+        for ship in ships_in_order(state)
+    }
+
+
+def _log(state: State) -> list[View]:
+    """The log, each entry numbered (`n`, rising), so a screen can take the new ones alone. Entries
+    logged before entries were numbered count back from the newest numbered one."""
+    entries = [said(entry) for entry in state["log"]]
+    for place, entry in enumerate(entries):
+        if "n" not in entry:
+            entries[place] = {**entry, "n": place - len(entries)}
+    return entries
+
+
 def _revealed(state: State) -> View | None:
     """Orders are public only once revealed; during Orders this is the previous turn's reveal."""
     revealed = state["revealed"]
@@ -197,7 +216,8 @@ def shared_view(state: State) -> View:
         "ships": _ships(state),
         "distances": _distances(state),
         "revealed": _revealed(state),
-        "log": [said(entry) for entry in state["log"]],
+        "ready": _ready(state),
+        "log": _log(state),
         "combat_can_end": can_end(state),  # G-END-1: public, as what it rests on is
         "range_bands": [
             {
@@ -326,12 +346,14 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
 def gm_view(state: State, shared: View | None = None) -> View:
     view = _common(state, shared)
     view["viewer"] = {"role": "gm"}
+    # By ship, then station: a screen draws each ship apart (app/web/render.py).
     view["hands"] = {
-        station_key(ship, st): _cards(state, st["hand"])
+        ship["id"]: {st["id"]: _cards(state, st["hand"]) for st in stations_in_order(ship)}
         for ship in ships_in_order(state)
-        for st in stations_in_order(ship)
     }
-    view["orders"] = dict(state["orders"])
+    view["orders"] = {ship["id"]: {} for ship in ships_in_order(state)}
+    for order in state["orders"].values():
+        view["orders"].setdefault(order["ship"], {})[order["station"]] = order
     view["characters"] = [_character(state, cid) for cid in state["characters"]]
     view["modifiers"] = list(state["modifiers"])
     view["allocation"] = state["allocation"]

@@ -17,6 +17,7 @@ import contextlib
 import gc
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,10 +32,12 @@ from app.service.commands import SessionFactory, State, Viewer, on_commit
 from app.settings import Settings
 from app.web.render import (
     PANELS,
+    Fragment,
     Inputs,
     PanelCache,
     Reads,
     Screen,
+    Shown,
     screen_locale,
     screen_message,
     shown_as,
@@ -55,6 +58,8 @@ CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not af
 CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
 CLOSE_SECONDS = 2.0
+# How long a push round may hold the event loop before it lets other work in.
+PACE_SECONDS = 0.002
 
 
 @dataclass(eq=False)
@@ -69,8 +74,7 @@ class Connection:
     outbox: asyncio.Queue[tuple[int | None, bool, str]] = field(default_factory=asyncio.Queue)
     waiting: int = 0  # characters in the outbox (a push is ASCII but for a few icons)
     last_view: dict[str, Any] | None = None  # what a JSON screen shows now
-    shown: list[int] | None = None  # an HTML screen's panels' inputs_key, in PANELS order
-    shown_locale: str | None = None  # the language of what it shows
+    shown: Shown | None = None  # what an HTML screen shows (app/web/render.py)
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
     close_code: int | None = None  # why it was dropped, if it was
@@ -390,13 +394,11 @@ async def welcome(
     locale = screen_locale(connection.audience, view, _own_locale(connection))
     if by_panel(connection):
         screen = Screen(connection.audience, view, locale=locale)
+        everything, connection.shown = screen.everything()
         if shown == shown_as(version, locale):
             connection.welcome = [version_marker(version, locale)]
         else:
-            everything = tuple(range(len(screen.names)))
             connection.welcome = [screen.message(version, everything, room.panels)]
-        connection.shown = screen.keys
-        connection.shown_locale = locale
     else:
         connection.last_view = view
         connection.welcome = [
@@ -434,43 +436,67 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
     room.reads = parts.reads
     rendered: PanelCache = {}
-    for turn, members in enumerate(by_key.values()):
-        if turn:
-            # Let commands in flight take their next step between two screens: a transaction
-            # waiting on this loop holds its game's lock and a pooled connection meanwhile.
-            await asyncio.sleep(0)
+    pace = Pace()
+    for members in by_key.values():
         first = members[0]
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
         locale = screen_locale(first.audience, view, _own_locale(first))
         try:
             if by_panel(first):
                 screen = Screen(first.audience, view, parts, locale)
-                _offer_panels(screen, members, version, resync, rendered)
+                await _offer_fragments(screen, members, version, resync, rendered, pace)
             else:
                 _offer_whole(first.audience, view, version, members, resync, locale)
-        except Exception:  # one broken panel must not freeze every other screen
+        except Exception:  # one broken fragment must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
+        await pace.step()
     room.pushed = max(room.pushed, version)
 
 
-def _offer_panels(
-    screen: Screen, members: list[Connection], version: int, resync: bool, rendered: PanelCache
+class Pace:
+    """Lets other games' commands in during a long push round: a turn's start or its reveal
+    redraws much of every screen of a game, and the loop must not wait for all of it. Yields
+    to the loop once a round has held it for PACE_SECONDS."""
+
+    def __init__(self) -> None:
+        self._since = time.perf_counter()
+
+    async def step(self) -> None:
+        if time.perf_counter() - self._since >= PACE_SECONDS:
+            await asyncio.sleep(0)
+            self._since = time.perf_counter()
+
+
+async def _offer_fragments(
+    screen: Screen,
+    members: list[Connection],
+    version: int,
+    resync: bool,
+    rendered: PanelCache,
+    pace: Pace,
 ) -> None:
-    texts: dict[tuple[int, ...], str] = {}  # sockets of one screen mostly need the same
+    texts: dict[int, str] = {}  # sockets of one viewer mostly need the same
     for connection in members:
-        shown = connection.shown
-        # A projector whose game changed language is shown everything again.
-        if resync or shown is None or connection.shown_locale != screen.locale:
-            changed = tuple(range(len(screen.keys)))
-        else:  # only the panels whose inputs changed: most commands touch one or two of ten
-            changed = tuple(i for i, key in enumerate(screen.keys) if key != shown[i])
-        if changed:  # else e.g. a GM-only change: this screen stays as it is
-            text = texts.get(changed)
-            if text is None:  # (a panel that fails to render leaves `shown` for another try)
-                text = texts[changed] = screen.message(version, changed, rendered)
+        if resync:
+            send, shown = screen.everything()
+        else:
+            send, shown = screen.changes(connection.shown)
+        if send:  # else e.g. a GM-only change: this screen stays as it is
+            text = texts.get(id(send))
+            if text is None:  # (a fragment that fails to render leaves `shown` for another try)
+                text = texts[id(send)] = await _message(screen, version, send, rendered, pace)
             connection.offer(version, text)
-        connection.shown = screen.keys
-        connection.shown_locale = screen.locale
+        connection.shown = shown
+
+
+async def _message(
+    screen: Screen, version: int, send: list[Fragment], rendered: PanelCache, pace: Pace
+) -> str:
+    html = []
+    for fragment in send:
+        html.append(screen.html(fragment, rendered))
+        await pace.step()
+    return version_marker(version, screen.locale) + b"".join(html).decode()
 
 
 def _offer_whole(
