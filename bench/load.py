@@ -16,6 +16,19 @@ pure engine), plans the commands before the clock starts and compares each viewe
 after. A push to a socket whose view did not change counts as `unexpected`, an expected push that
 never comes as `missed`; at the end the server's projector view must equal the mirror's.
 
+Push sizes, counted before deflate: the mean bytes of one push message to one screen, by audience
+and over all screens ("Mean push size"); and for the orders (SubmitOrder, PassOrder), the bytes
+each one sent to every screen but the one that gave it (the seat's phone, or the GM's for an NPC
+crew's order), the most and the mean by audience: "Orders" for those that leave the turn open,
+"Orders that reveal" for each turn's last, which reveals the orders and resolves the turn. Each
+push starts with the game version it shows, and the server answers each command with the
+version it made: a push counts for the command whose version it shows.
+
+A quiet game (--quiet-game [RATE]): one game more, same table, on a schedule of its own (1
+command/s unless RATE says) beside the load on the others; its latencies are reported apart
+("Quiet game", and `quiet` in --json). At 1 command/s a run of 30 s gives it 30 commands, so its
+p99 is its slowest: measure for longer to read a p99.
+
 Runs: `one` server process; `two` processes sharing the database, each game's sockets split between
 them (stations 1-2 + GM on one, stations 3-4 + projector on the other, alternating by game) and
 every command sent to the first, so half the pushes cross processes by LISTEN/NOTIFY; `baseline`,
@@ -27,6 +40,7 @@ its CPU is reported.
 
     .venv/bin/python bench/load.py                      # 100 games, 200 commands/s, 30 s each
     .venv/bin/python bench/load.py --games 20 --rate 50 --duration 10 --runs one,baseline
+    .venv/bin/python bench/load.py --rate 200 --runs one --quiet-game  # 100 games + 1 at 1/s
     .venv/bin/python bench/load.py --profile /tmp/prof  # py-spy records each server process
     BENCH_SPY_RATE=400 .venv/bin/python bench/load.py --profile /tmp/prof  # 400 samples/s, not 100
     BENCH_PHASES=1 .venv/bin/python bench/load.py --rate 30 --runs two  # where a POST's time goes
@@ -45,6 +59,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -77,6 +92,11 @@ from app.web.protocols import WS_PROTOCOL  # noqa: E402
 GM = -1  # the actor index of the GM; 0..3 are the seats
 SYSTEM = -2  # the server's own sweeper: a timer that expired between two of a game's commands
 AUDIENCES = ("station", "station", "station", "station", "gm", "display")  # a game's six sockets
+SCREENS = ("station", "gm", "display")
+GM_SOCKET = AUDIENCES.index("gm")
+ORDERS = ("SubmitOrder", "PassOrder")  # a station's order: its push sizes are reported apart
+# Every push starts with the game version its panels show (app/web/render.py, version_marker).
+VERSION_MARK = re.compile(rb'id="bc-version"[^>]*?\sdata-version="(\d+)"')
 HEARTBEAT = b"<!-- heartbeat -->"
 PUSH_TIMEOUT = 5.0  # an expected push not there by then is missed
 HARD_GRACE = 30.0  # the run stops this long after its schedule ends, whatever is in flight
@@ -504,6 +524,7 @@ class Planned:
     actor: int  # GM or a seat index
     data: dict[str, Any]  # the command as JSON: its type and fields
     expect: tuple[int, ...]  # the sockets whose view changes
+    reveals: bool = False  # an order that was the turn's last: it reveals and resolves the turn
 
 
 class Mirror:
@@ -610,7 +631,8 @@ class Mirror:
                 i for i, (a, b) in enumerate(zip(self.views, views, strict=True)) if a != b
             )
             self.views = views
-            out.append(Planned(actor, data, expect))
+            reveals = data["type"] in ORDERS and self.state["phase"] != "orders"
+            out.append(Planned(actor, data, expect, reveals))
         return out
 
     def step(self) -> tuple[int, dict[str, Any]]:
@@ -693,6 +715,9 @@ class Sample:
     missed: int
     kind: str = ""  # the command's type
     wall: float = 0.0  # time.time() when it was sent, to line up with the server's log
+    actor: int = GM  # who gave it: GM or a seat index (the seat's socket has the same index)
+    version: int = 0  # the game's version it made, as the server answered (0: not applied)
+    reveals: bool = False  # see Planned
 
 
 class Game:
@@ -718,6 +743,10 @@ class Game:
         self.closing = False
         self.bytes: list[int] = [0] * len(AUDIENCES)
         self.messages: list[int] = [0] * len(AUDIENCES)
+        # Bytes each socket was pushed, by the version the push shows: a command's are those of
+        # the version the server answered it with. A push without the marker is counted apart.
+        self.pushed: dict[int, list[int]] = {}
+        self.unversioned = 0
         self.sample_text: dict[str, bytes] = {}
         # What the server has applied, as far as its answers tell: every command answered 200
         # and every expiry of a timer found between two of them, in order. The command whose
@@ -734,6 +763,12 @@ class Game:
         self.bytes[index] += len(message)
         self.messages[index] += 1
         self.sample_text[AUDIENCES[index]] = message
+        found = VERSION_MARK.search(message)
+        if found is None:
+            self.unversioned += 1
+        else:
+            version = int(found.group(1))
+            self.pushed.setdefault(version, [0] * len(AUDIENCES))[index] += len(message)
         if index in self.expect and index not in self.arrivals:
             self.arrivals[index] = at
             if len(self.arrivals) == len(self.expect) and self.all_in and not self.all_in.done():
@@ -767,13 +802,24 @@ class Result:
     lost: int
     errors: collections.Counter[str]
     check: str
-    bytes_by_audience: dict[str, float]
+    bytes_by_audience: dict[str, float]  # mean bytes of one push message to one screen
+    bytes_per_push: float  # the same over every screen
     late: int
     window: tuple[float, float] = (0.0, 0.0)  # loop time
     completions: int = 0  # commands whose last push landed inside the window
     resent: int = 0
     replanned: int = 0
     stopped: int = 0
+    # SubmitOrder and PassOrder applied inside the window, apart from the turn's last (which
+    # reveals), and the bytes they pushed: see order_push_bytes
+    orders: int = 0
+    order_bytes: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+    reveals: int = 0
+    reveal_bytes: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+    unversioned: int = 0  # push messages without a version marker, so with no command
+    quiet_rate: float = 0.0  # --quiet-game: its commands per second, and its commands' samples
+    quiet_samples: list[Sample] = dataclasses.field(default_factory=list)
+    quiet_errors: int = 0
 
 
 class Run:
@@ -834,20 +880,28 @@ class Run:
         connections = args.connections or min(256, args.games)  # a phone never waits for a socket
         pools = {s.port: HttpPool(s.port, connections, timeout=args.post_timeout) for s in servers}
         first = servers[0]
+        # --quiet-game: one game more, the last, on a schedule of its own beside the others', its
+        # commands on connections of its own (its phones share none with the other tables)
+        quiet_rate = args.quiet_game if real and args.quiet_game else 0.0
+        quiet_pools = {s.port: HttpPool(s.port, 1, timeout=args.post_timeout) for s in servers}
         games = [
             Game(g, Mirror(args.scenario, 1000 + g, g, args.expect, args.turn_seconds))
-            for g in range(args.games)
+            for g in range(args.games + (1 if quiet_rate else 0))
         ]
+        loaded, quiet = games[: args.games], games[args.games :]
         total = int(args.rate * (args.warmup + args.duration))
+        quiet_total = int(quiet_rate * (args.warmup + args.duration))
         ahead = args.stagger if real and args.stagger > 1 else 1  # game i first plays i mod it
-        per_game = math.ceil(total / len(games)) + ahead
+        per_game = math.ceil(total / len(loaded)) + ahead
         print(f"[{name}] creating {len(games)} games", flush=True)
         await _gather_limited([self._create(g, first.port, real) for g in games], 8)
         if real:
             print(f"[{name}] planning {per_game} commands per game", flush=True)
-            for g in games:
+            for g in loaded:
                 g.plan = g.mirror.plan(per_game)
-            changed = sum(len(p.expect) for g in games for p in g.plan) / (per_game * len(games))
+            for g in quiet:
+                g.plan = g.mirror.plan(quiet_total + ahead)
+            changed = sum(len(p.expect) for g in loaded for p in g.plan) / (per_game * len(loaded))
             print(f"[{name}]   {changed:.2f} of {len(AUDIENCES)} screens change per command")
         else:
             for g in games:
@@ -910,11 +964,18 @@ class Run:
         loop.call_at(window[0], mark, "begin")
         loop.call_at(window[1], mark, "end")
         errors: collections.Counter[str] = collections.Counter()
+        quiet_samples: list[Sample] = []
+        quiet_errors: collections.Counter[str] = collections.Counter()
         in_flight: set[asyncio.Task[None]] = set()
 
         def launch(game: Game, scheduled: float) -> None:
             game.busy = True
-            task = loop.create_task(self._command(game, scheduled, pools, samples, errors, real))
+            own, into, count = (
+                (quiet_pools, quiet_samples, quiet_errors)
+                if game in quiet
+                else (pools, samples, errors)
+            )
+            task = loop.create_task(self._command(game, scheduled, own, into, count, real))
             in_flight.add(task)
             task.add_done_callback(in_flight.discard)
 
@@ -924,27 +985,36 @@ class Run:
             if game.backlog and game.next < len(game.plan) and loop.time() < self.hard_stop:
                 launch(game, game.backlog.popleft())
 
+        async def schedule(players: list[Game], rate: float, count: int) -> None:
+            """`count` commands at `rate` per second, round robin over `players`."""
+            for k in range(count):
+                scheduled = start + k / rate
+                delay = scheduled - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                game = players[k % len(players)]
+                if game.next + len(game.backlog) >= len(game.plan):
+                    continue
+                if game.busy:
+                    game.backlog.append(scheduled)
+                else:
+                    launch(game, scheduled)
+
         self._finished = finished
-        print(f"[{name}] {total} commands at {args.rate}/s over {len(games)} games", flush=True)
+        print(f"[{name}] {total} commands at {args.rate}/s over {len(loaded)} games", flush=True)
+        if quiet:
+            print(f"[{name}] and {quiet_total} at {quiet_rate:g}/s to one quiet game", flush=True)
         hard_stop = self.hard_stop = start + args.warmup + args.duration + HARD_GRACE
-        for k in range(total):
-            scheduled = start + k / args.rate
-            delay = scheduled - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            game = games[k % len(games)]
-            if game.next + len(game.backlog) >= len(game.plan):
-                continue
-            if game.busy:
-                game.backlog.append(scheduled)
-            else:
-                launch(game, scheduled)
+        schedules = [schedule(loaded, args.rate, total)]
+        if quiet:
+            schedules.append(schedule(quiet, quiet_rate, quiet_total))
+        await asyncio.gather(*schedules)
         while (in_flight or any(g.busy for g in games)) and loop.time() < hard_stop:  # noqa: ASYNC110
             await asyncio.sleep(0.05)
         for task in list(in_flight):
             task.cancel()
-        if "end" not in "".join(cpu_marks):
-            mark("end")
+        if loop.time() < window[1]:  # all done early: the window's CPU is still taken in full
+            await asyncio.sleep(window[1] - loop.time() + 0.01)
         rss_after = sum(s.rss() for s in servers)
         if os.environ.get("BENCH_TRACEMALLOC"):  # and what the load left behind
             for server in servers:
@@ -955,17 +1025,19 @@ class Run:
             g.closing = True
             for sock in g.sockets:
                 sock.close()
-        for pool in pools.values():
+        for pool in [*pools.values(), *quiet_pools.values()]:
             pool.close()
 
         in_window = [s for s in samples if window[0] <= s.scheduled < window[1]]
         sockets = sum(len(g.sockets) for g in games)
         messages = collections.Counter[str]()
         volume = collections.Counter[str]()
-        for g in games:
+        for g in loaded:
             for i, aud in enumerate(AUDIENCES):
                 messages[aud] += g.messages[i]
                 volume[aud] += g.bytes[i]
+        orders, order_bytes = order_push_bytes(in_window, loaded, reveals=False)
+        reveals, reveal_bytes = order_push_bytes(in_window, loaded, reveals=True)
         result = Result(
             name=name,
             processes=len(servers),
@@ -985,6 +1057,7 @@ class Run:
             errors=errors,
             check=check,
             bytes_by_audience={a: volume[a] / messages[a] for a in messages if messages[a]},
+            bytes_per_push=sum(volume.values()) / max(1, sum(messages.values())),
             late=sum(1 for s in in_window if s.sent - s.scheduled > 0.010),
             window=window,
             completions=sum(
@@ -996,6 +1069,14 @@ class Run:
             resent=sum(g.resent for g in games),
             replanned=sum(g.replanned for g in games),
             stopped=sum(1 for g in games if g.stopped == "refused"),
+            orders=orders,
+            order_bytes=order_bytes,
+            reveals=reveals,
+            reveal_bytes=reveal_bytes,
+            unversioned=sum(g.unversioned for g in loaded) if real else 0,
+            quiet_rate=quiet_rate,
+            quiet_samples=[s for s in quiet_samples if window[0] <= s.scheduled < window[1]],
+            quiet_errors=sum(quiet_errors.values()),
         )
         if not real:
             return result
@@ -1155,6 +1236,9 @@ class Run:
                 missed=missed,
                 kind=str(planned.data.get("type", "")),
                 wall=sent_wall,
+                actor=planned.actor,
+                reveals=planned.reveals,
+                version=int(answer["version"]) if real and status == 200 else 0,
             )
         )
         game.expect = frozenset()
@@ -1259,6 +1343,35 @@ def _diff(a: Any, b: Any, path: str = "") -> None:
         print(f"  server {path} = {a!r:.150}\n  mirror {path} = {b!r:.150}")
 
 
+def order_push_bytes(
+    samples: list[Sample], games: list[Game], *, reveals: bool
+) -> tuple[int, dict[str, dict[str, float]]]:
+    """The orders (SubmitOrder, PassOrder) the server applied, either those that leave the turn
+    open or each turn's last (which reveals and resolves it), and what each sent to each screen
+    but the one that gave it (the seat's phone, or the GM's for an NPC crew's order), by audience:
+    the most bytes one screen got, the mean over the screens that got a push, and how many did
+    of how many. A push counts for the command whose version its marker shows."""
+    pushed = {g.index: g.pushed for g in games}
+    got: dict[str, list[int]] = {audience: [] for audience in SCREENS}
+    orders = [s for s in samples if s.kind in ORDERS and s.status == 200 and s.reveals == reveals]
+    for s in orders:
+        sizes = pushed[s.game].get(s.version, [0] * len(AUDIENCES))
+        giver = GM_SOCKET if s.actor == GM else s.actor
+        for i, audience in enumerate(AUDIENCES):
+            if i != giver:
+                got[audience].append(sizes[i])
+    out: dict[str, dict[str, float]] = {}
+    for audience, sizes in got.items():
+        sent = [size for size in sizes if size]
+        out[audience] = {
+            "max": max(sizes, default=0),
+            "mean": sum(sent) / len(sent) if sent else 0.0,
+            "pushed": len(sent),
+            "screens": len(sizes),
+        }
+    return len(orders), out
+
+
 async def _gather_limited(coros: list[Any], limit: int) -> list[Any]:
     gate = asyncio.Semaphore(limit)
 
@@ -1309,12 +1422,53 @@ class Figures:
     resent: int = 0  # commands sent again with their command_id after a lost answer (or 429/5xx)
     replanned: int = 0  # timers the server expired under the plan (the game was planned again)
     stopped: int = 0  # games sent no more commands after a refusal no timer explains
+    # Bytes of one push message to one screen, before deflate: the mean by audience and "all".
+    push_bytes_mean: dict[str, float] = dataclasses.field(default_factory=dict)
+    # SubmitOrder and PassOrder applied inside the window but each turn's last, and what one sent
+    # to each screen but the giver's: max, mean, pushed, screens by audience
+    order_commands: int = 0
+    order_push_bytes: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+    # The same for each turn's last order, which reveals the orders and resolves the turn
+    reveal_commands: int = 0
+    reveal_push_bytes: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+    unversioned_pushes: int = 0  # push messages with no version marker, so with no command
+    # --quiet-game: its rate, commands, p50, p95, p99, max and p99 from schedule ms, missed
+    # pushes, errors
+    quiet: dict[str, float] | None = None
+
+
+def latencies(samples: list[Sample]) -> list[float]:
+    """Seconds from sending each command to its last changed screen's push (or its answer, if no
+    screen changes), for the commands applied whose every push came."""
+    ok = [s for s in samples if s.status == 200 and not s.missed]
+    return [max(s.arrivals.values(), default=s.answered) for s in ok]
+
+
+def intended_latencies(samples: list[Sample]) -> list[float]:
+    """The same from when each command was due on the schedule: a late start counts."""
+    ok = [s for s in samples if s.status == 200 and not s.missed]
+    return [max(s.arrivals.values(), default=s.answered) + (s.sent - s.scheduled) for s in ok]
+
+
+def quiet_figures(r: Result) -> dict[str, float] | None:
+    if not r.quiet_rate:
+        return None
+    done = latencies(r.quiet_samples)
+    return {
+        "rate": r.quiet_rate,
+        "commands": len(r.quiet_samples),
+        **{f"p{q}": pct(done, q / 100) * 1000 for q in (50, 95, 99)},
+        "max": max(done, default=math.nan) * 1000,
+        "p99_intended": pct(intended_latencies(r.quiet_samples), 0.99) * 1000,
+        "missed": sum(s.missed for s in r.quiet_samples),
+        "errors": r.quiet_errors,
+    }
 
 
 def figures(r: Result) -> Figures:
     ok = [s for s in r.samples if s.status == 200 and not s.missed]
-    done = [max(s.arrivals.values(), default=s.answered) for s in ok]
-    intended = [max(s.arrivals.values(), default=s.answered) + (s.sent - s.scheduled) for s in ok]
+    done = latencies(r.samples)
+    intended = intended_latencies(r.samples)
     local = [t for s in ok for i, t in s.arrivals.items() if i not in s.remote]
     remote = [t for s in ok for i, t in s.arrivals.items() if i in s.remote]
     fanout = [t - s.answered for s in ok for i, t in s.arrivals.items() if i not in s.remote]
@@ -1349,6 +1503,13 @@ def figures(r: Result) -> Figures:
         resent=r.resent,
         replanned=r.replanned,
         stopped=r.stopped,
+        push_bytes_mean={**r.bytes_by_audience, "all": r.bytes_per_push},
+        order_commands=r.orders,
+        order_push_bytes=r.order_bytes,
+        reveal_commands=r.reveals,
+        reveal_push_bytes=r.reveal_bytes,
+        unversioned_pushes=r.unversioned,
+        quiet=quiet_figures(r),
     )
 
 
@@ -1412,6 +1573,41 @@ def table(rows: list[Figures], base: Figures | None, args: argparse.Namespace) -
     return "\n".join(out)
 
 
+def pushes(f: Figures) -> list[str]:
+    """A real run's push sizes and its quiet game, as printed (../shared/peer-bench/table.py
+    reads the "Mean push size" line: keep its `name number` pairs)."""
+    mean = f.push_bytes_mean
+    out = [
+        f"Mean push size, run {f.name} (bytes of one push message to one screen, before deflate): "
+        + ", ".join(f"{k} {mean[k]:.0f}" for k in (*sorted(SCREENS), "all") if k in mean)
+    ]
+    for what, count, sizes in (
+        ("Orders", f.order_commands, f.order_push_bytes),
+        ("Orders that reveal (a turn's last)", f.reveal_commands, f.reveal_push_bytes),
+    ):
+        if count:
+            out.append(
+                f"{what}, run {f.name}: {count} SubmitOrder/PassOrder, bytes one sent to each "
+                "screen but the giver's (before deflate): "
+                + "; ".join(
+                    f"{k} max {b['max']:.0f}, mean {b['mean']:.0f} ({b['pushed']:.0f} of"
+                    f" {b['screens']:.0f} screens pushed)"
+                    for k, b in sizes.items()
+                )
+            )
+    if f.unversioned_pushes:
+        out.append(f"  {f.unversioned_pushes} push messages had no version marker: not counted")
+    if f.quiet is not None:
+        q = f.quiet
+        out.append(
+            f"Quiet game, run {f.name} ({q['rate']:g} command/s beside the load): "
+            f"{q['commands']:.0f} commands, p50 {q['p50']:.1f} ms, p95 {q['p95']:.1f} ms, "
+            f"p99 {q['p99']:.1f} ms, max {q['max']:.1f} ms, p99 from schedule "
+            f"{q['p99_intended']:.1f} ms, {q['missed']:.0f} missed, {q['errors']:.0f} errors"
+        )
+    return out
+
+
 # --- Main ----------------------------------------------------------------------------------------
 
 
@@ -1455,7 +1651,6 @@ async def main_async(args: argparse.Namespace) -> None:
     results: dict[str, Figures] = {}
     errors: dict[str, collections.Counter[str]] = {}
     fragments: dict[str, bytes] = {}
-    sizes: dict[str, float] = {}
     # Setup (games, seats, planning, sockets) takes about a second per 10 games; then the schedule,
     # the grace for stragglers and the checks. Past this, a run is abandoned.
     budget = 120 + args.games * 1.5 + args.warmup + args.duration + HARD_GRACE
@@ -1469,7 +1664,6 @@ async def main_async(args: argparse.Namespace) -> None:
                 continue
             procs = {"one": 1, "two": 2}[name]
             result, fragments = await asyncio.wait_for(run.real(name, procs), budget)
-            sizes = result.bytes_by_audience
             results[name] = figures(result)
             errors[name] = result.errors
             if args.samples:
@@ -1490,9 +1684,9 @@ async def main_async(args: argparse.Namespace) -> None:
     base = results.get("baseline")
     rows = [results[n] for n in runs if n in results]
     print()
-    if sizes:
-        print("Mean push size (bytes, before deflate): "
-              + ", ".join(f"{k} {v:.0f}" for k, v in sorted(sizes.items())))  # fmt: skip
+    for f in rows:
+        if f.name != "baseline":
+            print("\n".join(pushes(f)))
     for name, counter in errors.items():
         if counter:
             print(f"{name} errors: {dict(counter.most_common(5))}")
@@ -1578,10 +1772,22 @@ def main() -> None:
         help="which screens get a push: those whose panels' inputs change (this hub) or "
         "whose view changes (the hub before panel caching)",
     )
+    parser.add_argument(
+        "--quiet-game",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=None,
+        metavar="RATE",
+        help="one game more, on a schedule of its own (default 1 command/s), beside the load; its "
+        "latencies are reported apart",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     args = parser.parse_args()
     if args.games < 1 or not 0 < args.rate <= 2000 or not 0 < args.duration <= 600:
         parser.error("1+ games, a rate up to 2000/s and a duration up to 600 s")
+    if args.quiet_game is not None and not 0 < args.quiet_game <= 50:
+        parser.error("a quiet game's rate is above 0 and up to 50/s")
     try:
         import uvloop
     except ImportError:
