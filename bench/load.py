@@ -551,7 +551,7 @@ class Mirror:
         self.stations = list(players["stations"])[:4]
         self.characters = list(catalogue.characters)
         self.seats: list[str] = []
-        self.views: list[dict[str, Any]] = []
+        self.views: list[Any] = []  # what each screen shows (a view, or app.web.render.Shown)
 
     def seat_request(self, index: int) -> dict[str, Any]:
         return {
@@ -569,24 +569,42 @@ class Mirror:
                 parse_command({"type": "SeatCrew", "seat": seat_id, **asked}, Actor.system())
             )
         self.seats = seat_ids
-        self.views = self._views()
+        self.views = self._shown()
 
     def _viewers(self) -> list[Any]:
         return [*(("seat", s) for s in self.seats), "gm", "display"]
 
     def _views(self) -> list[Any]:
         # canonical, as the server holds it (keys sorted) since _apply canonicalises
-        views = [view_for(self.state, viewer) for viewer in self._viewers()]
+        return [view_for(self.state, viewer) for viewer in self._viewers()]
+
+    def _changed(self) -> tuple[int, ...]:
+        """The screens the last command changes, and each screen brought up to date: a screen is
+        pushed when something of it changed (app/web/render.py, Screen.changes)."""
+        views = self._views()
+        if self.expect == "view":
+            expect = tuple(i for i, (a, b) in enumerate(zip(self.views, views)) if a != b)
+            self.views = views
+            return expect
+        from app.web.render import Screen
+
+        expect = []
+        for i, (audience, view) in enumerate(zip(AUDIENCES, views, strict=True)):
+            send, self.views[i] = Screen(audience, view).changes(self.views[i])
+            if send:
+                expect.append(i)
+        return tuple(expect)
+
+    def _shown(self) -> list[Any]:
+        views = self._views()
         if self.expect == "view":
             return views
-        from app.web.render import Inputs
+        from app.web.render import Screen
 
-        # A screen is pushed when one of its panels' inputs changed (app/web/live/hub.py).
-        parts = Inputs()
-        screens = []
-        for audience, view in zip(AUDIENCES, views, strict=True):
-            screens.append(parts.keys(audience, view))
-        return screens
+        return [
+            Screen(audience, view).everything()[1]
+            for audience, view in zip(AUDIENCES, views, strict=True)
+        ]
 
     def _apply(self, command: c.Command) -> None:
         state, _ = apply(self.state, command)
@@ -620,17 +638,13 @@ class Mirror:
 
     def look(self) -> None:
         """Each viewer's screen now: what `plan` compares the next command's result with."""
-        self.views = self._views()
+        self.views = self._shown()
 
     def plan(self, count: int) -> list[Planned]:
         out = []
         for _ in range(count):
             actor, data = self.step()
-            views = self._views()
-            expect = tuple(
-                i for i, (a, b) in enumerate(zip(self.views, views, strict=True)) if a != b
-            )
-            self.views = views
+            expect = self._changed()
             reveals = data["type"] in ORDERS and self.state["phase"] != "orders"
             out.append(Planned(actor, data, expect, reveals))
         return out

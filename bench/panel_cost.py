@@ -38,7 +38,7 @@ from app.rules import commands as c
 from app.rules.bot import seat_table, table_command
 from app.service import canonical, view_for
 from app.web import render as push
-from app.web.render import Inputs, Reads, Screen
+from app.web.render import Fragment, Inputs, Reads, Screen, Shown
 from app.web.render import PanelCache as Cache
 from app.web.words import said
 
@@ -91,22 +91,24 @@ def screens(seats: list[str]) -> list[tuple[str, Any]]:
 
 
 class Bridge:
-    """One bridge's screens as a room holds them: the inputs each shows. Screens take the
-    `locales` in turn (each socket is rendered in its own language)."""
+    """One bridge's screens as a room holds them: what each shows. Screens take the `locales` in
+    turn (each socket is rendered in its own language)."""
 
     def __init__(self, viewers: list[tuple[str, Any]], locales: tuple[str, ...] = ("en",)) -> None:
         self.viewers = viewers
         self.locales = locales
-        self.shown: dict[Any, list[int]] = {}
+        self.shown: dict[Any, Shown] = {}
         self.reads: Reads = {}
-        self.html: dict[tuple[Any, int], bytes] = {}  # what each screen's panel shows
-        # Panels pushed to a screen as the very HTML it showed: inputs declared wider than shown.
+        self.html: dict[tuple[Any, Fragment], bytes] = {}  # what each screen's fragment shows
+        # Fragments pushed to a screen as the very HTML it showed: inputs declared wider than shown.
         self.same: Counts = collections.Counter()
         self.sent: Counts = collections.Counter()  # bytes pushed, all screens
+        self.messages: Counts = collections.Counter()  # push messages, by audience
+        self.bytes: Counts = collections.Counter()  # their bytes, by audience
 
     def push_round(self, state: State) -> None:
-        """Every screen brought up to this state, as the hub's push round does: a panel changed
-        for several screens is rendered once in the round."""
+        """Every screen brought up to this state, as the hub's push round does: a fragment
+        changed for several screens is rendered once in the round."""
         common = shared_view(state)
         rendered: Cache = {}
         parts = Inputs(self.reads)
@@ -114,15 +116,20 @@ class Bridge:
         for index, (audience, viewer) in enumerate(self.viewers):
             locale = self.locales[index % len(self.locales)]
             screen = Screen(audience, view_for(state, viewer, common), parts, locale)
-            shown = self.shown.get(viewer)
-            for panel, key in enumerate(screen.keys):
-                if shown is None or shown[panel] != key:
-                    html = screen.html(panel, rendered)
-                    if shown is not None and self.html.get((viewer, panel)) == html:
-                        self.same[(audience, screen.names[panel])] += 1
-                    self.html[(viewer, panel)] = html
-                    self.sent[(audience, screen.names[panel])] += len(html)
-            self.shown[viewer] = screen.keys
+            send, self.shown[viewer] = screen.changes(self.shown.get(viewer))
+            if not send:
+                continue
+            size = len(push.version_marker(1, locale))
+            for fragment in send:
+                html = screen.html(fragment, rendered)
+                size += len(html)
+                name = fragment[1] if fragment[0] == "panel" else f"{fragment[1]}[]"
+                if self.html.get((viewer, fragment)) == html:
+                    self.same[(audience, name)] += 1
+                self.html[(viewer, fragment)] = html
+                self.sent[(audience, name)] += len(html)
+            self.messages[(audience, "")] += 1
+            self.bytes[(audience, "")] += size
 
 
 def measure(
@@ -135,17 +142,18 @@ def measure(
     sent: Counts = collections.Counter()
     cost: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0, 0.0])
     by_command: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0])
-    original = push.render_panels
+    original = Screen._render
 
-    def timed(audience: str, view: Any, names: tuple[str, ...], locale: str = "en") -> str:
+    def timed(self: Screen, fragment: Fragment) -> str:
         start = time.perf_counter()
-        html = original(audience, view, names, locale)
-        row = cost[(audience, names[0])]
+        html = original(self, fragment)
+        name = fragment[1] if fragment[0] == "panel" else f"{fragment[1]}[]"  # [] an entry
+        row = cost[(self.audience, name)]
         row[0] += 1
         row[1] += time.perf_counter() - start
         return html
 
-    push.render_panels = timed  # type: ignore[assignment]
+    Screen._render = timed  # type: ignore[method-assign]
     commands = 0
     try:
         for index in range(games):
@@ -172,8 +180,10 @@ def measure(
             cost.clear()
             same.update(bridge.same)
             sent.update(bridge.sent)
+            sent.update({(a, "#messages"): n for (a, _), n in bridge.messages.items()})
+            sent.update({(a, "#bytes"): n for (a, _), n in bridge.bytes.items()})
     finally:
-        push.render_panels = original  # type: ignore[assignment]
+        Screen._render = original  # type: ignore[method-assign]
     return totals, commands, by_command, same, sent
 
 
@@ -248,6 +258,8 @@ def main() -> None:
         f" {'ms/render':>9} {'share':>6} {'same HTML':>9} {'KB/cmd':>6}"
     )
     for (audience, name), (n, t) in sorted(totals.items(), key=lambda kv: -kv[1][1])[: args.top]:
+        if name.startswith("#"):
+            continue
         print(
             f"{audience:9} {name:12} {int(n):8d} {n / commands:6.2f} {t * 1000:8.1f}"
             f" {t * 1000 / commands:7.3f} {t * 1000 / max(n, 1):9.3f} {t / all_t:6.1%}"
@@ -259,7 +271,12 @@ def main() -> None:
         audiences[audience][0] += n
         audiences[audience][1] += t
     for audience, (n, t) in sorted(audiences.items(), key=lambda kv: -kv[1][1]):
-        print(f"{audience:9} {n / commands:6.2f} renders {t * 1000 / commands:7.3f} ms")
+        pushes = sent[(audience, "#messages")]
+        mean = sent[(audience, "#bytes")] / max(pushes, 1)
+        print(
+            f"{audience:9} {n / commands:6.2f} renders {t * 1000 / commands:7.3f} ms,"
+            f" {pushes} pushes to screens of {mean:,.0f} bytes on average"
+        )
     print("\nby command (per command of that type)")
     for name, (count, n, t) in sorted(by_command.items(), key=lambda kv: -kv[1][2]):
         print(f"{name:16} x{int(count):4d} {n / count:6.2f} renders {t * 1000 / count:7.3f} ms")

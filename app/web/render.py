@@ -132,11 +132,17 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             "ships.*.stations.*.{id,label,health}",
         ),
         "hand": ("game.{turn,phase}", "me.{hand,hand_limit}", "me.order.cards"),
+        "order_state": (
+            "game.{turn,phase,map}",
+            "me.{order,down,can_order}",
+            "ships.*.{id,name,weapons}",
+        ),
+        # Not the phase: what can be chosen changes only as orders open and close.
         "order": (
-            "game.{turn,phase,map,modules}",
+            "game.{turn,map,modules}",
             "distances",
-            "me.{actions,down,order,role,ship,hand,operational,out_of_reach_now,station,weapons}",
-            "me.default_weapons",
+            "me.{actions,can_order,down,order,role,ship,hand,operational,out_of_reach_now}",
+            "me.{station,weapons,default_weapons}",
             "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
             "ships.*.{shields,weapons}",
             "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",

@@ -467,11 +467,11 @@
   document.addEventListener("change", refresh);
 
   /* --- An order chosen but not sent survives a reload (this tab only) --------------------------- */
-  // Kept per page and per #order epoch (turn, phase, order sent), so a draft never outlives the
-  // phase it was made in; the server's sent order wins over any draft.
+  // Kept per page and per #order-body epoch (turn, orders open or shut, order sent), so a draft
+  // never outlives the phase it was made in; the server's sent order wins over any draft.
   var DRAFT = "bc-order-draft:" + location.pathname;
   function orderEpoch() {
-    var order = document.getElementById("order");
+    var order = document.getElementById("order-body");
     return order ? order.dataset.epoch : null;
   }
   function saveDraft() {

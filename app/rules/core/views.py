@@ -310,6 +310,11 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             if all(offers(state, ship, a) for offers in HOOKS.offers)
         ],
         "order": order,
+        # Whether the phone may give an order now: in Orders, from a ship still there, and from
+        # a station that is not down but for Engineering's (G-DMG-7, G-DMG-8).
+        "can_order": state["phase"] == "orders"
+        and not ship["destroyed"]
+        and (down is None or station["role"] == "engineering"),
         "allocation": allocation,
         # M-SEATS-1: the station this player waits to move to, if any.
         "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
