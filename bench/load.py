@@ -583,7 +583,8 @@ class Mirror:
         pushed when something of it changed (app/web/render.py, Screen.changes)."""
         views = self._views()
         if self.expect == "view":
-            expect = tuple(i for i, (a, b) in enumerate(zip(self.views, views)) if a != b)
+            pairs = zip(self.views, views, strict=True)
+            expect = tuple(i for i, (a, b) in enumerate(pairs) if a != b)
             self.views = views
             return expect
         from app.web.render import Screen

@@ -29,11 +29,12 @@ ordering phone's `me`), so its push round looks at a few fragments and sends a f
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -48,27 +49,57 @@ from .templating import environment_for
 
 @dataclass(frozen=True)
 class Items:
-    """A panel's list, each entry its own fragment. `over` is a top-level part of the view: a
-    list of dicts, each named by its field `key` (its element's id is made from it). `inputs` are
-    paths inside one entry; `slices` name top-level parts of the view that are dicts keyed by the
-    entry's key, of which an entry reads its own value; `also` are paths of the view every entry
-    reads besides its panel's inputs. A `stream` (`into`: the htmx swap that inserts new entries,
-    e.g. "afterbegin:#log-list") only ever gains entries at the end, whose keys rise, and keeps
-    `limit` of them on screen."""
+    """Entries of a panel, each its own fragment: drawn by `block` (with the entry as `item`, and
+    for an entry of a nested list the entry above it as `owner`) into an element whose id is
+    `id` with the entry's key put in ("card-{0}", "track-{0}-{1}").
 
+    `over` says where the entries are: a list in the view ("ships", "me.hand", "log"), or a
+    list in each entry of one ("ships.*.stations"). An entry's key is its field `key`, after
+    its owner's for a nested list. An entry reads: its own `inputs` (none named: all of it), its
+    owner's `owner` inputs, its value in each of the parts `slices` (dicts keyed by each level
+    of its key: `view.hands[ship][station]`), the view's `also`, and its panel's inputs.
+
+    A list may be drawn `inside` the entries of another of its panel (named by that one's block):
+    of the same list (a ship's Hull row inside the ship), or of the lists in its entries (each
+    station's row inside its ship). Such an entry is sent alone when it changes, and with its
+    owner when the owner does; the owner's key leaves it out.
+
+    Entries come and go: by default the panel is then drawn anew. With `into`, the id of the
+    element holding them, entries that come at the end of the list are put in (at the element's
+    `end`, or its `start` when it shows the newest first) and entries gone are removed, so long
+    as those that stay keep their order. `last` draws only the list's last entries (a log)."""
+
+    block: str
     over: str
+    id: str
     inputs: tuple[str, ...] = ()
+    owner: tuple[str, ...] = ()
     slices: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
     key: str = "id"
     into: str | None = None
-    limit: int = 0
+    at: Literal["end", "start"] = "end"
+    last: int = 0
+    inside: str | None = None
+    # Only the entries this says (from the view and the entry; what it reads of the view must be
+    # the panel's inputs): a phone's own ship among the ships.
+    only: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+
+    def element(self, key: tuple[Any, ...]) -> str:
+        return self.id.format(*key)
 
 
 @dataclass(frozen=True)
 class Panel:
+    """A panel: its inputs, its lists of entries, and for a panel that is empty most of the
+    time, when it shows: while `shown(view)` is false it draws its empty element, reading only
+    the paths `when` (what `shown` reads), and is not sent again however its inputs change."""
+
     inputs: tuple[str, ...]
-    items: Items | None = None
+    items: tuple[Items, ...] = ()
+    when: tuple[str, ...] = ()
+    shown: Callable[[dict[str, Any]], bool] | None = None
+
 
 # Parts several panels share. A station's `manned` is left out of STATION: it flips as seats are
 # taken, and only the panels listing the crew read it. Who has ordered is apart (`ready`).
@@ -88,65 +119,119 @@ MAP = (
     "ships.*.{id,name,side,x,y,zone,destroyed}",
     "weapons.{grapples,torpedoes}",
 )
+
+
+def _combat_end(view: dict[str, Any]) -> bool:
+    game = view["game"]
+    if view["combat_can_end"] or (game["phase"] == "downtime" and game["combat"]):
+        return True
+    return bool(view["viewer"]["role"] == "gm" and game["phase"] != "downtime")
+
+
 # G-END-1..3: who can no longer fight, the report once the combat is over, the GM's buttons.
-COMBAT_END = (
-    "game.{phase,combat}",
-    "combat_can_end",
-    "viewer.role",
-    "settings.orders_seconds",
-    "ships.*.{id,name,destroyed,out}",
+COMBAT_END = Panel(
+    (
+        "game.{phase,combat}",
+        "combat_can_end",
+        "viewer.role",
+        "settings.orders_seconds",
+        "ships.*.{id,name,destroyed,out}",
+    ),
+    when=("game.{phase,combat}", "combat_can_end", "viewer.role"),
+    shown=_combat_end,
 )
 
 
-def log(keep: int) -> Panel:
-    """A screen's log: a stream of lines, the newest first, of which the screen keeps `keep`
-    (its list's data-keep), so a push brings the new lines alone."""
-    return Panel((), Items("log", key="n", into="afterbegin:#log-list", limit=keep))
+def log(last: int) -> Panel:
+    """A screen's log, its `last` lines, the newest first: a push brings the new lines alone and
+    takes away those that fall off the end."""
+    return Panel(
+        (), (Items("log_item", "log", "log-{0}", key="n", into="log-list", at="start", last=last),)
+    )
 
 
 # Which ships a list shows, in what order (by_side), and how many (the layout).
 LISTED = "ships.*.{id,side}"
 
+
+def _own_ship(view: dict[str, Any], ship: dict[str, Any]) -> bool:
+    return bool(view["me"] and ship["id"] == view["me"]["ship"])
+
+
+def ship_rows(only: Callable[..., bool] | None = None) -> tuple[Items, ...]:
+    """A ship card (ui.ship_head and its rows), each row drawn apart: a hit redraws the row it
+    hit. On the projector every ship; on a phone its own (`only`)."""
+    return (
+        Items(
+            "ship_status_item",
+            "ships",
+            "ship-{0}",
+            ("{id,name,class_name,side,x,y,zone,zone_name,defence,destroyed}",),
+            only=only,
+        ),
+        Items("hull_item", "ships", "hull-{0}", ("{id,destroyed,hull}",), inside=TOP, only=only),
+        Items("shields_item", "ships", "shields-{0}", ("{id,shields}",), inside=TOP, only=only),
+        Items(
+            "station_item",
+            "ships.*.stations",
+            "station-{0}-{1}",
+            ("{id,role,label,boxes,damage,health,red,hand_limit,operational,crew}",),
+            owner=("{id,crew}",),
+            inside=TOP,
+            only=only,
+        ),
+    )
+
+
+TOP = "ship_status_item"  # a ship card, whose rows are drawn apart
+
 # Block names in page order, each with its inputs. Each block's root element carries the id the
 # browser swaps.
 _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
     "station": {
-        "status": ("game", "me.{label,ship_name}"),
+        "who": ("game.scenario", "me.{label,ship_name}"),
+        "status": ("game.{turn,phase_label,deadline,paused,red_alert}",),
         "combat_end": COMBAT_END,
         "messages": ("messages",),
         "me": (
-            "me.{ship,station,role,label,name,character,hand_limit,health,boxes,down}",
+            "me.{ship,station,role,label,name,character,hand_limit,health,boxes,damage,red,down}",
             "me.weapons",
-            "ships.*.id",
-            "ships.*.stations.*.{id,boxes,damage,health,red}",
         ),
-        "position": (
-            "game.{modules,phase}",
-            "me.{ship,station,label,character,moving_to}",
-            "ships.*.id",
-            "ships.*.stations.*.{id,crew,hand_limit,label,manned,role}",
+        "position": Panel(
+            (
+                "game.{modules,phase}",
+                "me.{ship,station,label,character,moving_to}",
+                "ships.*.id",
+                "ships.*.stations.*.{id,crew,hand_limit,label,manned,role}",
+            ),
+            when=("game.modules", "me.ship"),
+            shown=lambda view: view["me"] is not None and "seats" in view["game"]["modules"],
         ),
-        "allocation": (
-            "me.{allocation,ship}",
-            "ships.*.id",
-            "ships.*.stations.*.{id,label,health}",
+        "allocation": Panel(
+            ("me.{allocation,ship}", "ships.*.id", "ships.*.stations.*.{id,label,health}"),
+            when=("me.allocation",),
+            shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
         ),
-        "hand": ("game.{turn,phase}", "me.{hand,hand_limit}", "me.order.cards"),
+        "hand": ("game.turn", "me.{hand,hand_limit,can_order}", "me.order.cards"),
         "order_state": (
             "game.{turn,phase,map}",
             "me.{order,down,can_order}",
             "ships.*.{id,name,weapons}",
         ),
-        # Not the phase: what can be chosen changes only as orders open and close.
-        "order": (
-            "game.{turn,map,modules}",
-            "distances",
-            "me.{actions,can_order,down,order,role,ship,hand,operational,out_of_reach_now}",
-            "me.{station,weapons,default_weapons}",
-            "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
-            "ships.*.{shields,weapons}",
-            "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",
-            "weapons.torpedoes",
+        # Only while the phone may order: nothing of it changes between turns.
+        "order": Panel(
+            (
+                "game.{turn,map,modules}",
+                "distances",
+                "me.{actions,can_order,down,order,role,ship,hand,operational,out_of_reach_now}",
+                "me.{station,weapons,default_weapons}",
+                "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
+                "ships.*.{shields,weapons}",
+                "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",
+                "weapons.torpedoes",
+            ),
+            when=("me.can_order",),
+            shown=lambda view: bool(view["me"] and view["me"]["can_order"]),
         ),
         "crew": (
             "game.phase",
@@ -155,21 +240,27 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             "ships.*.stations.*.{id,label,role,manned}",
             "ready",
         ),
-        "reveal": ("me.{ship,station}", "revealed"),
-        "ship_status": (
-            "game.map",
-            "me.ship",
-            "distances",
-            SHIP,
-            STATION,
-            "weapons.{grapples,torpedoes}",
+        "reveal": ("revealed",),
+        "ship_status": Panel(
+            (
+                "game.map",
+                "me.ship",
+                "distances",
+                "ships.*.{id,name,side,x,y,zone,zone_name,destroyed}",
+                "weapons.{grapples,torpedoes}",
+            ),
+            ship_rows(only=_own_ship),
         ),
         "contacts": Panel(
             ("me.ship",),
-            Items(
-                "ships",
-                ("{id,name,side,zone,zone_name,destroyed,hull,shields}",),
-                also=("game.map.kind", "distances"),
+            (
+                Items(
+                    "contacts_item",
+                    "ships",
+                    "contact-{0}",
+                    ("{id,name,side,zone,zone_name,destroyed,hull,shields}",),
+                    also=("game.map.kind", "distances"),
+                ),
             ),
         ),
         "log": log(15),
@@ -185,17 +276,56 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         ),
         "orders": Panel(
             ("game.phase", LISTED),
-            Items(
-                "ships",
-                ("{id,name,side}", "stations.*.{id,label,manned,operational,role}"),
-                slices=("orders",),
-                also=("game.map", "ships.*.{id,name,weapons}"),
+            (
+                Items(
+                    "orders_item",
+                    "ships",
+                    "orders-{0}",
+                    ("{id,name,side}", "stations.*.{id,label,manned,operational,role}"),
+                    slices=("orders",),
+                    also=("game.map", "ships.*.{id,name,weapons}"),
+                ),
             ),
         ),
         "allocation": ("allocation", NAMES, "ships.*.stations.*.{id,label}"),
         "ships": Panel(
             (LISTED,),
-            Items("ships", (SHIP_FIELDS, STATION_FIELDS), slices=("hands",), also=("game.map", "weapons.on")),
+            (
+                Items(
+                    "ships_item",
+                    "ships",
+                    "gm-ship-{0}",
+                    (
+                        "{id,name,class_name,crew,side,x,y,zone,zone_name,defence,destroyed}",
+                        "shields.{active,boxes}",
+                        "weapons",
+                    ),
+                    also=("game.map", "weapons.on"),
+                ),
+                Items(
+                    "ships_hull_item",
+                    "ships",
+                    "gm-track-{0}-hull",
+                    ("{id,destroyed,hull}",),
+                    inside="ships_item",
+                ),
+                Items(
+                    "ships_shields_item",
+                    "ships",
+                    "gm-track-{0}-shields",
+                    ("{id,shields}",),
+                    inside="ships_item",
+                ),
+                Items(
+                    "ships_station_item",
+                    "ships.*.stations",
+                    "gm-track-{0}-{1}",
+                    ("{id,label,crew,operational,boxes,damage,health,red,hand_limit}",),
+                    owner=("id",),
+                    slices=("hands",),
+                    inside="ships_item",
+                ),
+            ),
         ),
         "npc": (
             "game.{phase,map,modules}",
@@ -218,14 +348,18 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "sound": ("game.sound",),
         "combat_end": COMBAT_END,
         "timer": ("game.{scenario,turn,phase,phase_label,deadline,paused}",),
-        "ship_status": Panel((LISTED,), Items("ships", (SHIP_FIELDS, STATION_FIELDS))),
+        "ship_status": Panel((LISTED,), ship_rows()),
         "map": MAP,
         "ready": Panel(
             ("game.phase", LISTED),
-            Items(
-                "ships",
-                ("{id,name,side,destroyed}", "stations.*.{id,label,role,manned,operational}"),
-                slices=("ready",),
+            (
+                Items(
+                    "ready_item",
+                    "ships",
+                    "ready-{0}",
+                    ("{id,name,side,destroyed}", "stations.*.{id,label,role,manned,operational}"),
+                    slices=("ready",),
+                ),
             ),
         ),
         "reveal": ("revealed",),
@@ -274,36 +408,118 @@ def _tree(paths: Iterable[str]) -> Tree:
     return _shared(tree)
 
 
+def _split(over: str) -> tuple[str, str | None]:
+    """ "ships.*.stations" -> ("ships", "stations"); "me.hand" -> ("me.hand", None)."""
+    outer, _, inner = over.partition(".*.")
+    return outer, inner or None
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """One Items of a panel, as trees."""
+
+    items: Items
+    entry: Tree | None  # what an entry reads of itself (None: all of it), its key
+    owner: Tree
+    also: Tree
+    parts: frozenset[str]  # the top-level parts of the view its entries read
+    drawn: Tree | None = None  # what drawing an entry reads of it: its own and its inner lists'
+    slices: tuple[str, ...] = ()  # the keyed parts drawing an entry reads: its own and inner's
+    inner: tuple[int, ...] = ()  # the lists drawn inside its entries
+    outer: int | None = None  # the list whose entries draw this one's
+
+
+def _inside(items: Items, outer: Items) -> list[str]:
+    """The paths an entry of `items` reads, as seen from the entry of `outer` that draws it."""
+    field_ = "" if items.over == outer.over else _split(items.over)[1]
+    assert field_ is not None and items.into is None, (items, outer)
+    at = f"{field_}.*." if field_ else ""
+    paths = [f"{at}{path}" for path in items.inputs] or ([f"{field_}.*"] if field_ else [])
+    # ... and what it reads of its owner, which is that entry.
+    return [*paths, f"{at}{items.key}", *items.owner] if field_ else paths
+
+
 @dataclass(frozen=True)
 class _Plan:
     """A panel's inputs as trees: what the panel itself reads (`own`, its key), what a whole
-    render of it reads (`whole`), what an entry's render reads of the view (`view`) and of the
-    entry (`entry`); and the top-level parts of the view each depends on."""
+    render of it reads (`whole`), what an entry's render reads of the view (`view`); its lists
+    of entries; and the top-level parts of the view it depends on."""
 
     panel: Panel
     own: Tree
     whole: Tree
     view: Tree
-    entry: Tree
-    also: Tree
+    lists: tuple[_Entries, ...]
     own_parts: frozenset[str]
-    entry_parts: frozenset[str]
+    hidden: Tree  # what it reads while it does not show
 
     @classmethod
     def of(cls, panel: Panel) -> _Plan:
-        items = panel.items
-        if items is None:
-            own = _tree(panel.inputs)
-            return cls(panel, own, own, own, {}, {}, frozenset(own), frozenset())
-        keys = () if items.into else (f"{items.over}.*.{items.key}",)
-        inside = [f"{items.over}.*.{path}" for path in items.inputs] or [f"{items.over}.*"]
-        own = _tree((*panel.inputs, *keys))
-        view = _tree((*panel.inputs, *keys, *items.also))
-        whole = _tree((*panel.inputs, *keys, *inside, *items.also, *items.slices))
-        entry = _tree(items.inputs) if items.inputs else {}
-        also = _tree(items.also)
-        parts = frozenset((items.over, *items.slices, *also))
-        return cls(panel, own, whole, view, entry, also, frozenset(own), parts)
+        members: list[str] = []
+        inside: list[str] = []
+        also: list[str] = []
+        lists: list[_Entries] = []
+        blocks = {items.block: index for index, items in enumerate(panel.items)}
+        for items in panel.items:
+            outer, inner = _split(items.over)
+            at = f"{outer}.*.{inner}" if inner else outer
+            if items.into is None:  # which entries there are is the panel's own business
+                members.append(f"{at}.*.{items.key}")
+                if inner:
+                    members.append(f"{outer}.*.{items.key}")
+            inside += [f"{at}.*.{path}" for path in items.inputs] or [f"{at}.*"]
+            if inner:
+                inside += [f"{outer}.*.{path}" for path in items.owner]
+                inside.append(f"{outer}.*.{items.key}")
+            also += items.also
+            tree = _tree(items.also)
+            parts = frozenset((outer.split(".")[0], *items.slices, *tree))
+            entry = _tree(items.inputs) if items.inputs else None
+            lists.append(_Entries(items, entry, _tree(items.owner), tree, parts))
+        for index, found in enumerate(lists):  # each list with those drawn inside its entries
+            inner_ = tuple(
+                n for n, other in enumerate(panel.items) if other.inside == found.items.block
+            )
+            outer_ = blocks.get(found.items.inside) if found.items.inside else None
+            drawn = None
+            if found.entry is not None:
+                paths = list(found.items.inputs)
+                for n in inner_:
+                    paths += _inside(panel.items[n], found.items)
+                drawn = _tree(paths)
+            slices = (*found.items.slices, *(p for n in inner_ for p in panel.items[n].slices))
+            lists[index] = dataclasses.replace(
+                found, drawn=drawn, slices=slices, inner=inner_, outer=outer_
+            )
+        view = _tree((*panel.inputs, *members, *also))
+        keyed = [part for items in panel.items for part in items.slices]
+        whole = _tree((*panel.inputs, *members, *inside, *also, *keyed, *panel.when))
+        own = _tree((*panel.inputs, *members, *panel.when))
+        hidden = _tree(panel.when)
+        return cls(panel, own, whole, view, tuple(lists), frozenset(own), hidden)
+
+    def shows(self, view: dict[str, Any]) -> bool:
+        return self.panel.shown is None or self.panel.shown(view)
+
+
+def _walk(node: Any, path: str) -> Any:
+    for step in path.split("."):
+        node = node.get(step) if isinstance(node, dict) else None
+    return node
+
+
+def _slice(part: Any, key: tuple[Any, ...]) -> Any:
+    """An entry's value in a part keyed by each level of its key, or None."""
+    for step in key:
+        part = part.get(step) if isinstance(part, dict) else None
+    return part
+
+
+def _nested(key: tuple[Any, ...], value: Any) -> Any:
+    """`value` at `key` in otherwise empty dicts: an entry's slice as the view holds it."""
+    for step in reversed(key):
+        value = {step: value}
+    return value
 
 
 PANELS: dict[str, dict[str, Panel]] = {
@@ -494,26 +710,29 @@ def render_panels(
         )
 
 
-def render_entries(
+def render_entry(
     audience: str,
-    name: str,
+    block: str,
     view: dict[str, Any],
-    entries: list[dict[str, Any]],
+    item: dict[str, Any],
+    owner: Any,
     locale: str,
     *,
     alone: bool,
 ) -> str:
-    """Entries of a panel's list, each by the panel's `<name>_item` block: `alone`, each with
-    its own out-of-band swap (an entry that changed); else as they stand in the panel."""
-    blocks = [f"{name}_item"]
-    env = environment_for(locale)
+    """One entry of a panel's list by its block: `alone`, with its own out-of-band swap (an
+    entry that changed); else as it stands in its panel."""
     with rendering(locale) as words:
-        return "".join(
-            render_blocks(
-                env, TEMPLATES[audience], blocks, view=view, item=entry, oob=True,
-                alone=alone, **words,
-            )
-            for entry in entries
+        return render_blocks(
+            environment_for(locale),
+            TEMPLATES[audience],
+            [block],
+            view=view,
+            item=item,
+            owner=owner,
+            oob=True,
+            alone=alone,
+            **words,
         )
 
 
@@ -561,23 +780,24 @@ def screen_message(
     return json.dumps({"type": "view", "audience": audience, "version": version, "view": view})
 
 
-# A fragment: ("panel", name, None), ("entry", name, entry key), or ("new", name, entry keys):
-# entries a stream gained, inserted together.
-Fragment = tuple[str, str, Any]
+# A fragment: ("panel", panel, 0, None), a panel whole; ("entry", panel, n, key), an entry of its
+# n-th list; ("new", panel, n, keys), entries come, put in together; ("gone", panel, n, key).
+Fragment = tuple[str, str, int, Any]
 # Fragments' HTML by (audience, fragment, inputs key, language), shared by the screens of a round.
 PanelCache = dict[tuple[str, Fragment, int, str], bytes]
+Entry = tuple[dict[str, Any], Any]  # an entry and its owner (None for a list at the top)
 
 
 @dataclass(eq=False)
 class Shown:
     """What one screen was last brought to: the digest of each top-level part of its view, the
-    key of each fragment, the newest entry of each stream, and the language. Screens of one
-    viewer share one, while they are alike."""
+    key of each panel and entry, the entries of each list whose entries come and go, and the
+    language. Screens of one viewer share one, while they are alike."""
 
     locale: str
     parts: dict[str, int] = field(default_factory=dict)
     keys: dict[Any, int] = field(default_factory=dict)
-    newest: dict[str, Any] = field(default_factory=dict)
+    lists: dict[tuple[str, int], tuple[Any, ...]] = field(default_factory=dict)
 
 
 class Screen:
@@ -598,66 +818,78 @@ class Screen:
         self.names = tuple(PANELS[audience])
         self.parts = {key: self.inputs.whole(value) for key, value in view.items()}
         self._keys: dict[Any, int] = {}
-        self._entries: dict[str, dict[Any, dict[str, Any]]] = {}
+        self._entries: dict[tuple[str, int], dict[tuple[Any, ...], Entry]] = {}
         # What each earlier Shown becomes, and what a screen that showed it is sent: screens of
         # one viewer mostly show the same, and share the answer.
-        self._next: dict[int, Shown] = {}
-        self._sent: dict[int, list[Fragment]] = {}
+        self._next: dict[int, tuple[Shown, list[Fragment], Shown]] = {}
 
     # --- What changed ---------------------------------------------------------------------
 
     def _panel_key(self, name: str) -> int:
         found = self._keys.get(name)
         if found is None:
-            found = self._keys[name] = self.inputs.key(
-                self.view, PLANS[(self.audience, name)].own
-            )
+            plan = PLANS[(self.audience, name)]
+            if plan.shows(self.view):
+                found = self.inputs.key(self.view, plan.own)
+            else:  # empty, whatever its inputs
+                found = hash((None, name))
+            self._keys[name] = found
         return found
 
-    def entries(self, name: str) -> dict[Any, dict[str, Any]]:
-        """The panel's list by entry key, in its order."""
-        found = self._entries.get(name)
+    def entries(self, name: str, index: int = 0) -> dict[tuple[Any, ...], Entry]:
+        """A list's entries by key, in the view's order."""
+        found = self._entries.get((name, index))
         if found is None:
-            items = PANELS[self.audience][name].items
-            assert items is not None
-            listed = self.view.get(items.over) or []
-            found = self._entries[name] = {entry.get(items.key): entry for entry in listed}
+            items = PANELS[self.audience][name].items[index]
+            outer, inner = _split(items.over)
+            listed = _walk(self.view, outer) or []
+            found = {}
+            only = items.only
+            if inner is None:
+                for entry in listed[-items.last :] if items.last else listed:
+                    if only is None or only(self.view, entry):
+                        found[(entry.get(items.key),)] = (entry, None)
+            else:
+                for owner in listed:
+                    if only is not None and not only(self.view, owner):
+                        continue
+                    for entry in owner.get(inner) or ():
+                        found[(owner.get(items.key), entry.get(items.key))] = (entry, owner)
+            self._entries[(name, index)] = found
         return found
 
-    def _entry_key(self, name: str, key: Any) -> int:
-        memo = (name, key)
+    def _entry_key(self, name: str, index: int, key: tuple[Any, ...]) -> int:
+        memo = (name, index, key)
         found = self._keys.get(memo)
         if found is None:
-            plan = PLANS[(self.audience, name)]
-            items = plan.panel.items
-            assert items is not None
+            plan = PLANS[(self.audience, name)].lists[index]
+            entry, owner = self.entries(name, index)[key]
             parts = [
-                self.inputs.read(self.entries(name)[key], plan.entry or None),
+                self.inputs.read(entry, plan.entry),
+                self.inputs.read(owner, plan.owner) if owner is not None else 0,
                 self.inputs.key(self.view, plan.also) if plan.also else 0,
             ]
-            for part in items.slices:
-                value = (self.view.get(part) or {}).get(key)
+            for part in plan.items.slices:
+                value = _slice(self.view.get(part), key)
                 parts.append(self.inputs.whole(value) if value is not None else 0)
             found = self._keys[memo] = hash(tuple(parts))
         return found
 
-    def _whole(self, name: str, keys: dict[Any, int], newest: dict[str, Any]) -> Fragment:
+    def _whole(self, name: str, keys: dict[Any, int], lists: dict[Any, Any]) -> Fragment:
         """The panel sent whole: it shows every entry as it is now."""
         keys[name] = self._panel_key(name)
-        items = PANELS[self.audience][name].items
-        if items is not None:
-            entries = self.entries(name)
+        for index, items in enumerate(PANELS[self.audience][name].items):
+            entries = self.entries(name, index)
+            for key in entries:
+                keys[(name, index, key)] = self._entry_key(name, index, key)
             if items.into:
-                newest[name] = next(reversed(entries), None) if entries else None
-            else:
-                for key in entries:
-                    keys[(name, key)] = self._entry_key(name, key)
-        return ("panel", name, None)
+                lists[(name, index)] = tuple(entries)
+        return ("panel", name, 0, None)
 
     def everything(self) -> tuple[list[Fragment], Shown]:
         """Every panel, whole: a screen's first message."""
         shown = Shown(self.locale, dict(self.parts))
-        send = [self._whole(name, shown.keys, shown.newest) for name in self.names]
+        send = [self._whole(name, shown.keys, shown.lists) for name in self.names]
         return send, shown
 
     def changes(self, shown: Shown | None) -> tuple[list[Fragment], Shown]:
@@ -665,49 +897,89 @@ class Screen:
         shows. Only fragments that read a part of the view that changed are looked at."""
         if shown is None or shown.locale != self.locale:
             return self.everything()
-        again = self._next.get(id(shown))
-        if again is not None:  # a screen of this viewer that showed the same: the same answer
-            return self._sent[id(shown)], again
+        known = self._next.get(id(shown))
+        if known is not None and known[0] is shown:  # a screen of this viewer that showed the
+            return known[1], known[2]  # same: the same answer
         changed = {key for key, digest in self.parts.items() if shown.parts.get(key) != digest}
         changed.update(shown.parts.keys() - self.parts.keys())
         send: list[Fragment] = []
-        keys, newest = dict(shown.keys), dict(shown.newest)
-        if changed:
-            for name in self.names:
-                plan = PLANS[(self.audience, name)]
-                if not changed.isdisjoint(plan.own_parts) and self._panel_key(name) != keys.get(
-                    name
-                ):
-                    send.append(self._whole(name, keys, newest))
-                elif not changed.isdisjoint(plan.entry_parts):
-                    send.extend(self._entry_changes(name, keys, newest))
-        after = Shown(self.locale, dict(self.parts), keys, newest)
-        self._next[id(shown)] = after
-        self._sent[id(shown)] = send
+        keys, lists = dict(shown.keys), dict(shown.lists)
+        for name in self.names if changed else ():
+            plan = PLANS[(self.audience, name)]
+            if not changed.isdisjoint(plan.own_parts) and self._panel_key(name) != keys.get(name):
+                send.append(self._whole(name, keys, lists))
+                continue
+            found: list[Fragment] = []
+            # Each list's entries sent: those drawn inside them go with them.
+            sent: dict[int, set[tuple[Any, ...]]] = {}
+            for index, entries in enumerate(plan.lists):
+                touched = not changed.isdisjoint(entries.parts)
+                owners = sent.get(entries.outer, set()) if entries.outer is not None else set()
+                if not touched and not owners:
+                    continue
+                some = self._entry_changes(
+                    name, index, keys, lists, sent.setdefault(index, set()), owners, touched
+                )
+                if some is None:  # the entries moved about: draw the panel anew
+                    found = [self._whole(name, keys, lists)]
+                    break
+                found += some
+            send += found
+        after = Shown(self.locale, dict(self.parts), keys, lists)
+        self._next[id(shown)] = (shown, send, after)
         return send, after
 
     def _entry_changes(
-        self, name: str, keys: dict[Any, int], newest: dict[str, Any]
-    ) -> list[Fragment]:
-        items = PANELS[self.audience][name].items
-        assert items is not None
-        entries = self.entries(name)
-        if items.into:  # a stream: what came after the newest entry the screen shows
-            last = newest.get(name)
-            if not entries or last == next(reversed(entries)):
-                return []
-            if last is not None and last not in entries:  # not the list it shows: start again
-                return [self._whole(name, keys, newest)]
-            order = list(entries)
-            fresh = order[order.index(last) + 1 :] if last is not None else order
-            newest[name] = fresh[-1]
-            return [("new", name, tuple(fresh[-items.limit :] if items.limit else fresh))]
+        self,
+        name: str,
+        index: int,
+        keys: dict[Any, int],
+        lists: dict[Any, Any],
+        sent: set[tuple[Any, ...]],
+        owners: set[tuple[Any, ...]],
+        touched: bool = True,
+    ) -> list[Fragment] | None:
+        """The changes of one list: entries come and gone, entries changed (collected in `sent`).
+        An entry drawn inside one of `owners`, entries sent, went with it; `touched`: whether
+        anything its entries read changed at all."""
+        plan = PLANS[(self.audience, name)].lists[index]
+        items = plan.items
+        entries = self.entries(name, index)
         send: list[Fragment] = []
+        if plan.outer is not None:
+            for key in entries:
+                carried = key[:1] in owners
+                if carried or touched:
+                    found = self._entry_key(name, index, key)
+                    if not carried and keys.get((name, index, key)) != found:
+                        send.append(("entry", name, index, key))
+                    keys[(name, index, key)] = found
+            return send
+        if items.into:
+            old, new = lists.get((name, index), ()), tuple(entries)
+            if old != new:
+                stay = set(old) & set(new)
+                kept = tuple(key for key in new if key in stay)
+                came = tuple(key for key in new if key not in stay)
+                if tuple(key for key in old if key in stay) != kept:
+                    return None
+                if new != kept + came:  # entries only ever come at the end of the list
+                    return None
+                for key in old:
+                    if key not in stay:
+                        send.append(("gone", name, index, key))
+                        keys.pop((name, index, key), None)
+                if came:
+                    send.append(("new", name, index, came))
+                    for key in came:
+                        keys[(name, index, key)] = self._entry_key(name, index, key)
+                lists[(name, index)] = new
         for key in entries:
-            found = self._entry_key(name, key)
-            if keys.get((name, key)) != found:
-                keys[(name, key)] = found
-                send.append(("entry", name, key))
+            found = self._entry_key(name, index, key)
+            if keys.get((name, index, key)) != found:
+                keys[(name, index, key)] = found
+                send.append(("entry", name, index, key))
+                sent.add(key)
         return send
 
     # --- Their HTML -----------------------------------------------------------------------
@@ -715,12 +987,19 @@ class Screen:
     def html(self, fragment: Fragment, cache: PanelCache) -> bytes:
         """A fragment's HTML (kept as UTF-8: half the memory of a str with icons and arrows),
         rendered from its inputs alone, and only if no screen of this round has it already."""
-        kind, name, which = fragment
-        if kind == "panel":  # all it shows, its entries too (two screens may differ in those)
-            key = self.inputs.key(self.view, PLANS[(self.audience, name)].whole)
-        else:  # an entry may read its panel's inputs too
-            mine = self._entry_key(name, which) if kind == "entry" else hash(which)
+        kind, name, index, which = fragment
+        plan = PLANS[(self.audience, name)]
+        if kind == "panel" and not plan.shows(self.view):
+            key = self._panel_key(name)
+        elif kind == "panel":  # all it shows, its entries too (two screens may differ in those)
+            key = self.inputs.key(self.view, plan.whole)
+        elif kind == "entry":  # an entry may read its panel's inputs too
+            key = hash((self._panel_key(name), self._entry_key(name, index, which)))
+        elif kind == "new":
+            mine = tuple(self._entry_key(name, index, key) for key in which)
             key = hash((self._panel_key(name), mine))
+        else:
+            key = 0
         memo = (self.audience, fragment, key, self.locale)
         found = cache.get(memo)
         if found is None:
@@ -728,25 +1007,41 @@ class Screen:
         return found
 
     def _render(self, fragment: Fragment) -> str:
-        kind, name, which = fragment
+        kind, name, index, which = fragment
         plan = PLANS[(self.audience, name)]
         if kind == "panel":
-            view = self.inputs.project(self.view, plan.whole)
+            tree = plan.whole if plan.shows(self.view) else plan.hidden
+            view = self.inputs.project(self.view, tree)
             return render_panels(self.audience, view, (name,), self.locale)
-        items = plan.panel.items
-        assert items is not None
-        view = self.inputs.project(self.view, plan.view)
+        entries = plan.lists[index]
+        items = entries.items
+        if kind == "gone":
+            return f'<div id="{items.element(which)}" hx-swap-oob="delete"></div>'
         keys = [which] if kind == "entry" else list(which)
-        for part in items.slices:
-            own = self.view.get(part) or {}
-            view[part] = {key: own[key] for key in keys if key in own}
-        entries = [_project(self.entries(name)[key], plan.entry or None) for key in keys]
+        if items.at == "start":
+            keys.reverse()  # the newest first
+        drawn = []
+        for key in keys:
+            view = self.inputs.project(self.view, plan.view)
+            for part in entries.slices:
+                value = _slice(self.view.get(part), key)
+                view[part] = _nested(key, value) if value is not None else {}
+            entry, owner = self.entries(name, index)[key]
+            drawn.append(
+                render_entry(
+                    self.audience,
+                    items.block,
+                    view,
+                    _project(entry, entries.drawn),
+                    _project(owner, entries.owner) if owner is not None else None,
+                    self.locale,
+                    alone=kind == "entry",
+                )
+            )
         if kind == "entry":
-            return render_entries(self.audience, name, view, entries, self.locale, alone=True)
-        inside = render_entries(
-            self.audience, name, view, entries[::-1], self.locale, alone=False
-        )
-        return f'<div hx-swap-oob="{items.into}">{inside}</div>'
+            return drawn[0]
+        swap = "beforeend" if items.at == "end" else "afterbegin"
+        return f'<div hx-swap-oob="{swap}:#{items.into}">{"".join(drawn)}</div>'
 
     def message(self, version: int, fragments: list[Fragment], cache: PanelCache) -> str:
         """A push: the version marker, then the fragments (out-of-band swaps, each by its id)."""

@@ -187,10 +187,12 @@ def _pilot_grid(
 ) -> Markup:
     here = {(x, y): (side, name) for x, y, side, name in ships}
     # Coordinates along the top and down the left, so a square can be called out by number.
-    out = ['    <span class="grid-coord"></span>\n']
-    out += [f'    <span class="grid-coord">{x}</span>\n' for x in range(width)]
+    # Written tight: a phone is sent the grid each time orders open (the square is in the
+    # radio's value, "x,y", for static/js/app.js).
+    out = ['<span class="grid-coord"></span>']
+    out += [f'<span class="grid-coord">{x}</span>' for x in range(width)]
     for y in range(height):
-        out.append(f'    <span class="grid-coord row-coord">{y}</span>\n')
+        out.append(f'\n<span class="grid-coord row-coord">{y}</span>')
         for x in range(width):
             found = here.get((x, y))
             cls = "cell"
@@ -201,14 +203,13 @@ def _pilot_grid(
                 cls += f" occupied side-{escape(found[0])}"
             checked = " checked" if chosen_x == x and chosen_y == y else ""
             out.append(
-                f'    <label class="{cls}" data-x="{x}" data-y="{y}">\n'
-                f'      <input type="radio" name="dest" value="{x},{y}"{checked}'
-                f' aria-label="{escape(square % {"x": x, "y": y})}">\n'
+                f'<label class="{cls}"><input type="radio" name="dest" value="{x},{y}"{checked}'
+                f' aria-label="{escape(square % {"x": x, "y": y})}">'
             )
             if found:
                 out.append(f'<span class="cell-ship">{escape(found[1])}</span>')
-            out.append("    </label>\n")
-    return Markup("".join(out).removesuffix("\n"))  # noqa: S704 - every value escaped above
+            out.append("</label>")
+    return Markup("".join(out))  # noqa: S704 - every value escaped above
 
 
 def order_text(view: View, order: View) -> str:
@@ -379,6 +380,7 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
     env.globals["ui"] = _Macros(env, "_ui.html")
     env.globals["weapons_ui"] = _Macros(env, "_weapons.html")
     env.globals["zone_ui"] = _Macros(env, "_zone_map.html")  # zone maps (G-ZONE-6)
+    env.globals["gm_ui"] = _Macros(env, "_gm_ui.html")
     return env
 
 

@@ -225,10 +225,8 @@
   body.addEventListener("htmx:oobBeforeSwap", function (e) {
     var target = e.detail.target;
     var incoming = e.detail.fragment.firstElementChild;
-    if (!incoming || !target.id) return;
-    // New lines of a stream (the log) go in at its top: nothing of the list is replaced.
-    if (target.dataset.keep) { if (staleMessage) e.detail.shouldSwap = false; return; }
-    if (target.id === "bc-version") {
+    if (!target.id) return;
+    if (target.id === "bc-version" && incoming) {
       var version = Number(incoming.getAttribute("data-version")) || 0;
       staleMessage = version < shownVersion;
       if (!staleMessage) {
@@ -239,6 +237,9 @@
       return;
     }
     if (staleMessage && target.id !== "toast") { e.detail.shouldSwap = false; return; }
+    // An entry taken out of a list (nothing comes in), or entries put into one: nothing of
+    // what is there to keep.
+    if (!incoming || incoming.id !== target.id) return;
     var html = incoming.outerHTML;
     if (lastHtml[target.id] === html) { e.detail.shouldSwap = false; return; }
     lastHtml[target.id] = html;
@@ -251,10 +252,6 @@
     var before = pending[el.id];
     delete pending[el.id];
     if (el.id === "toast") { showToast(el); return; }
-    if (el.dataset.keep) { // a stream: keep its newest lines
-      while (el.children.length > Number(el.dataset.keep)) el.removeChild(el.lastElementChild);
-      return;
-    }
     // A panel drawn whole drew its entries too: what was last swapped into them is gone.
     el.querySelectorAll("[id]").forEach(function (inner) { delete lastHtml[inner.id]; });
     if (before) restoreState(el, before.state);
@@ -426,11 +423,12 @@
     zoneReach(form, total);
     var x0 = Number(form.dataset.x), y0 = Number(form.dataset.y);
     form.querySelectorAll(".cell").forEach(function (cell) {
-      var d = Math.max(Math.abs(cell.dataset.x - x0), Math.abs(cell.dataset.y - y0));
+      var input = cell.querySelector("input");
+      var at = input.value.split(",");  // "x,y"
+      var d = Math.max(Math.abs(at[0] - x0), Math.abs(at[1] - y0));
       var ok = d <= total && d > 0;
       cell.classList.toggle("reach", ok);
       cell.classList.toggle("out", !ok && !cell.classList.contains("own"));
-      var input = cell.querySelector("input");
       if (!form.querySelector("fieldset").disabled) input.disabled = !ok;
       if (!ok && input.checked) input.checked = false;
     });

@@ -51,6 +51,7 @@ def _game(scenario: str, seed: int, steps: int) -> tuple[list[State], list[str]]
         c.SetCharacteristic(character=character, field="strength", value=1),
         c.SetRedAlert(on=False),
         c.SetSetting(name="sound_volume", value=40),
+        c.SetShipValue(ship=ship, field="name", value="Gefechtsstation Friedrich-Wilhelm"),
     ]
     rng, states = random.Random(seed), [state]
     for step in range(steps):
@@ -210,23 +211,53 @@ ENTRIES = [(audience, name) for audience, name in SCREENS if PANELS[audience][na
 def test_an_entry_drawn_from_its_inputs_is_what_its_panel_draws(
     game: tuple[list[State], list[str]], audience: str, name: str
 ) -> None:
-    """Each entry of a panel's list, rendered from its own inputs alone (its fields, its slice of
-    keyed parts, its panel's inputs; reading anything else fails), is the very HTML the whole
-    panel draws for it, but for the swap that sends it alone."""
+    """Each entry of a panel's list, rendered from its own inputs alone (its fields, its owner's,
+    its slice of keyed parts, its panel's inputs; reading anything else fails), is the very HTML
+    the whole panel draws for it, in an element with the id its list declares, but for the swap
+    that sends it alone."""
     states, seats = game
-    items = PANELS[audience][name].items
-    assert items is not None
     checked = 0
     for viewer in _viewers(audience, seats):
         for index in range(0, len(states), 5):
             view = view_for(states[index], viewer)
             whole = render_panels(audience, view, (name,))
             screen = Screen(audience, view)
-            keys = list(screen.entries(name))
-            for key in keys[-items.limit :] if items.into else keys:
-                alone = screen.html(("entry", name, key), {}).decode()
-                if not items.into:
-                    assert alone.count(' hx-swap-oob="true"') == 1, (viewer, key)
-                assert alone.replace(' hx-swap-oob="true"', "", 1) in whole, (viewer, index, key)
-                checked += 1
+            for at, items in enumerate(PANELS[audience][name].items):
+                for key in screen.entries(name, at):
+                    alone = screen.html(("entry", name, at, key), {}).decode()
+                    opening = alone[: alone.index(">")]
+                    assert f'id="{items.element(key)}"' in opening, (viewer, key, opening)
+                    assert ' hx-swap-oob="true"' in opening, (viewer, key)
+                    inline = alone.replace(' hx-swap-oob="true"', "", 1)
+                    assert inline in whole, (viewer, index, key)
+                    checked += 1
     assert checked
+
+
+GUARDED = [(audience, name) for audience, name in SCREENS if PANELS[audience][name].shown]
+
+
+@pytest.mark.parametrize(("audience", "name"), GUARDED)
+def test_a_panel_that_does_not_show_is_always_the_same_empty_element(
+    game: tuple[list[State], list[str]], audience: str, name: str
+) -> None:
+    """While a guarded panel does not show, its render reads only what its guard reads, and is
+    the same at every step: the hub never sends it again for changes to its other inputs."""
+    plan = PLANS[(audience, name)]
+    empty: set[str] = set()
+    for _, viewer, _, shown in _every_view(game):
+        if _viewer_audience(viewer) != audience:
+            continue
+        # These games have every module on: the same views with none, too.
+        off = {**shown, "game": {**shown["game"], "modules": []}}
+        for view in (shown, off):
+            if plan.shows(view):
+                continue
+            hidden = render_panels(audience, Inputs().project(view, plan.hidden), (name,))
+            assert hidden == render_panels(audience, view, (name,))
+            empty.add(hidden)
+    assert len(empty) == 1, empty
+
+
+def _viewer_audience(viewer: Any) -> str:
+    return "station" if isinstance(viewer, tuple) else str(viewer)

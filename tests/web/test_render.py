@@ -22,6 +22,7 @@ PAGE = {
 MOMENTS = sorted(games.ALL)
 PANEL_IDS = {
     "station": [
+        "who",
         "status",
         "combat-end",
         "messages",

@@ -302,6 +302,8 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "hand_limit": hand_limit(station),
         "health": health(station),
         "boxes": station["boxes"],
+        "damage": station["damage"],
+        "red": list(station["red"]),
         "operational": operational(station),
         "down": down,
         "actions": [
