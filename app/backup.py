@@ -8,8 +8,9 @@ sections and their fields, the state against a new game's shape (every part the 
 each ship with stations), every view the engine gives of it for the GM, the projector and each
 seat, every event as each of them sees it, and every remembered command as the engine parses it.
 The dice must be keyed (HMAC-SHA256 under a secret key): format 1, written before the generator
-was keyed, and any splitmix64 state are refused, as their rolls can be worked out. A bad file gets
-a sentence naming what is wrong, and nothing is written.
+was keyed, and any splitmix64 state are refused, as their rolls can be worked out. A file nested
+deeper than any game is refused before anything reads it. A bad file gets a sentence naming what
+is wrong, and nothing is written.
 
 The file's token hashes were chosen by whoever wrote it, so by default they open nothing: the game
 gets a fresh GM token, and the file's seats are freed (as the GM's Free does), for the players to
@@ -34,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import catalogue_with
 from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
+from app.nesting import NESTING_MAX, depth
 from app.rules import (
     Actor,
     display_view,
@@ -394,6 +396,11 @@ def _views(data: Json, state: Json) -> None:
 def check_export(data: Any, *, keep_tokens: bool = False) -> tuple[Json, Json]:
     """The file checked whole, as `import_game` does before writing: (its game, the state as
     the engine holds it). Raises BackupError naming the first thing that is wrong."""
+    if depth(data) > NESTING_MAX:
+        raise BackupError(
+            "TOO_DEEP",
+            f"The export nests more than {NESTING_MAX} levels deep; nothing was imported.",
+        )
     _check(data)
     game = _game(data, keep_tokens)
     _rows(data, "events", EVENT_FIELDS)

@@ -118,10 +118,15 @@ def import_cmd(
     The game gets a fresh GM link and its seats are freed (players join again with the code),
     unless --keep-tokens."""
     from app.backup import BackupError, import_game
+    from app.nesting import TooDeep, loads_json
+    from app.rules.core.messages import message
     from app.service.demo import links
 
     try:
-        data = json.loads(pathlib.Path(file).read_text(encoding="utf-8"))
+        data = loads_json(pathlib.Path(file).read_text(encoding="utf-8"))
+    except TooDeep as err:
+        deep = message("file_too_deep", file=file, most=err.most)
+        raise typer.Exit(_fail(_words(deep))) from None
     except (OSError, ValueError) as err:
         raise typer.Exit(_fail(f"cannot read {file}: {err}")) from err
     try:

@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from app.backup import FORMAT, FORMAT_VERSION, BackupError, check_export, export_game, import_game
 from app.content import load_catalogue
 from app.db.session import create_engine, create_session_factory
+from app.nesting import NESTING_MAX
 from app.rules import Actor, Command, RulesError, apply, new_game, rng
 from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
@@ -436,18 +437,49 @@ async def test_an_import_issues_a_fresh_gm_token_and_frees_the_files_seats(db_ur
     await engine.dispose()
 
 
-async def test_keep_tokens_keeps_the_gm_link_and_the_phones_seated(db_url: str) -> None:
-    engine, factory = await _factory(db_url)
+async def _seated_export(factory: Any) -> tuple[uuid.UUID, str, str, dict[str, Any]]:
+    """A skirmish with Ana at the Kestrel's pilot station, as exported, then gone from the
+    server: (its id, the GM's token, Ana's token, the export)."""
     game_id, _, gm_token = await create_game(factory, "skirmish")
     _, seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana")
     data = json.loads(json.dumps(await export_game(factory, str(game_id))))
     async with factory() as session, session.begin():
         await session.execute(text("DELETE FROM games"))
+    return game_id, gm_token, seat_token, data
+
+
+async def test_keep_tokens_keeps_the_gm_link_and_the_phones_seated(db_url: str) -> None:
+    engine, factory = await _factory(db_url)
+    game_id, gm_token, seat_token, data = await _seated_export(factory)
     imported = await import_game(factory, data, keep_tokens=True)
     assert imported.gm_token is None and imported.freed == 0
     assert await is_gm_token(factory, game_id, gm_token)
     seat = await seat_by_token(factory, game_id, seat_token)
     assert seat is not None and (seat.ship, seat.station) == ("kestrel", "pilot")
+    await engine.dispose()
+
+
+async def test_a_file_nested_deeper_than_any_game_is_refused_before_it_is_read(
+    db_url: str,
+) -> None:
+    """Issue 40: the engine, the checks and the database's JSON all recurse; a file is refused
+    past NESTING_MAX levels (a game nests about a dozen) before any of them reads it."""
+    engine, factory = await _factory(db_url)
+    good = await _played_export(factory)
+    for levels in (NESTING_MAX, 5_000):
+        data = copy.deepcopy(good)
+        planted: list[Any] = []
+        data["events"][-1]["data"]["planted"] = planted
+        for _ in range(levels):
+            planted.append([])
+            planted = planted[0]
+        with pytest.raises(BackupError) as refused:
+            await import_game(factory, data, keep_tokens=True)
+        assert refused.value.code == "TOO_DEEP"
+        assert refused.value.message == (
+            f"The export nests more than {NESTING_MAX} levels deep; nothing was imported."
+        )
+    assert await _games(factory) == 0
     await engine.dispose()
 
 

@@ -159,3 +159,14 @@ def test_a_bad_file_is_refused_with_a_sentence_not_a_traceback(
     result = runner.invoke(cli, ["import", str(file)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "error: The export has no 'game' section." in result.output
+
+
+def test_a_file_too_deep_is_refused_with_a_sentence_not_the_parsers_traceback(
+    server_env: None, tmp_path: Path
+) -> None:
+    """Issue 40: JSON 15,000 deep exhausts the parser's stack; the answer is still a sentence."""
+    file = tmp_path / "game.json"
+    file.write_text('{"format": "bridgecrew-game", "game": ' + "[" * 15_000 + "]" * 15_000 + "}")
+    deep = CliRunner().invoke(cli, ["import", str(file)])
+    assert deep.exit_code == 1 and isinstance(deep.exception, SystemExit), deep.exception
+    assert f"error: {file} nests more than 32 levels deep: nothing was imported." in deep.output

@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "app.i18n",
         "app.i18n_content",
         "app.i18n_words",
+        "app.nesting",
     ),
     ("app.db",),
     ("app.service",),

@@ -21,6 +21,7 @@ from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
 from app.service.library import game_catalogue
+from app.web.errors import NestingRoute
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
@@ -61,7 +62,7 @@ class PlainText(BaseModel):
         return self
 
 
-router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
+router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS, route_class=NestingRoute)
 health = APIRouter(tags=["health"])
 
 

@@ -540,6 +540,10 @@ SENTENCES: dict[str, Sentence] = {
         "open it again to see their changes."
     ),
     "cross_site": N_("This page is not one of the game's own."),
+    "file_too_deep": N_("{file} nests more than {most} levels deep: nothing was imported."),
+    "form_field_clash": N_(
+        "The form gives {field} both as a value and as a group of fields: reload it and try again."
+    ),
     "gm_link_needed": N_(
         "Only the GM can open this: use the GM link the server printed when it started."
     ),
@@ -579,6 +583,7 @@ SENTENCES: dict[str, Sentence] = {
     "phone_holds_no_seat": N_("This phone holds no seat in this game."),
     "request_malformed": N_("The request is not well formed."),
     "request_refused": N_("The request was refused."),
+    "request_too_deep": N_("A request may nest at most {most} levels deep."),
     "request_too_large": N_("A request may carry at most {limit} bytes."),
     "request_too_slow": N_("A request's body must arrive within {seconds} s."),
     "report_not_ready": N_("The after-action report opens when the GM ends the combat."),
