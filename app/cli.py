@@ -135,8 +135,12 @@ def import_cmd(
         )
     except BackupError as err:
         if isinstance(err.message, str):  # the file's own fault, said with what was not done
-            raise typer.Exit(_fail(err.message)) from err
-        raise typer.Exit(_fail(f"{_words(err.message)} Nothing was imported.")) from err
+            failed = _fail(err.message)
+        else:
+            failed = _fail(f"{_words(err.message)} Nothing was imported.")
+        for where, problem in err.problems:  # each text or seat that breaks a rule
+            typer.echo(f"  {where}: {_words(problem)}", err=True)
+        raise typer.Exit(failed) from err
     typer.echo(f"Imported game {imported.game_id}; join code {imported.join_code}.")
     settings = get_settings()
     screens = links(uuid.UUID(imported.game_id), imported.join_code, imported.gm_token or "")
