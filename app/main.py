@@ -138,7 +138,7 @@ def create_app(
     # for hardly fewer bytes.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
-    app.add_middleware(LanguageMiddleware)
+    app.add_middleware(LanguageMiddleware, pseudo=lambda: current_settings().pseudo_language)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)

@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     # below this.
     join_miss_rate: float = 0.2
     join_miss_burst: int = 30
+    # The pseudo-language en_XA (app/i18n.py), for tests and development: a link (?lang=en_XA),
+    # a cookie or a browser may choose it only where this is on. Off, the asking is ignored.
+    pseudo_language: bool = False
     # An MQTT broker for the room's props (lights, sirens, buttons; docs/props.md), as
     # mqtt://[user:password@]host[:port] or mqtts:// for TLS. Unset: nothing is published.
     mqtt_url: str | None = Field(default=None, repr=False)
