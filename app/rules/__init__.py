@@ -5,8 +5,9 @@ The core (core/) runs the game; the switchable modules (modules/) plug into its 
 reads and checks scenario files.
 """
 
+from . import commands
 from . import modules as modules  # plugs the switchable modules into the core's hooks
-from .core import commands, rng
+from .core import rng
 from .core.commands import COMMANDS, Actor, Command, parse_command
 from .core.engine import apply
 from .core.errors import RulesError

@@ -51,16 +51,27 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
     if command.gm_only and not command.actor.is_gm:
         raise refuse("GM_ONLY")
     phase = state["phase"]
-    if not phase_allows(phase, command.type):
-        raise refuse("WRONG_PHASE", phase=phase)
+    check_phase(phase, command)
     ctx = Context(state if owned else clone(state), command.now)
     could_end = combat.can_end(ctx.state)
-    handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
-    handler(ctx, command)
-    for tidy in HOOKS.after_command:
-        tidy(ctx, phase)
+    handle(ctx, command)
+    HOOKS.after_command(ctx, phase)
     combat.notice_end(ctx, could_end)
     return ctx.state, ctx.events
+
+
+def check_phase(phase: str, command: c.Command) -> None:
+    """Refuses a command the phase does not allow: a core command by the table of phases, a
+    module's by the phases it registered with."""
+    plugged = HOOKS.commands.get(type(command))
+    if not (phase_allows(phase, command.type) if plugged is None else phase in plugged.phases):
+        raise refuse("WRONG_PHASE", phase=phase)
+
+
+def handle(ctx: Context, command: c.Command) -> None:
+    """Runs the command's handler, the core's or its module's."""
+    plugged = HOOKS.commands.get(type(command))
+    (HANDLERS[type(command)] if plugged is None else plugged.handler)(ctx, command)
 
 
 # --- Turn flow -----------------------------------------------------------------------------------
@@ -100,8 +111,7 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
     draw_for_turn(ctx)
-    for hook in HOOKS.orders_open:  # M-NPC-2: NPC crews choose as Orders open
-        hook(ctx)
+    HOOKS.orders_open(ctx)  # M-NPC-2: NPC crews choose as Orders open
 
 
 # Left out of the undo snapshot: static cards, and what the room has already seen and heard.

@@ -446,8 +446,7 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
         station=station["id"],
         seat=crew["seat"],
     )
-    for hook in HOOKS.seat_freed:  # M-SEATS-1: a player waiting for this station takes it now
-        hook(ctx)
+    HOOKS.seat_freed(ctx)  # M-SEATS-1: a player waiting for this station takes it now
 
 
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:

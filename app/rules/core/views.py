@@ -67,10 +67,9 @@ def _game(state: State) -> View:
 
 
 def _map(state: State) -> View:
-    for hook in HOOKS.map_view:
-        drawn = hook(state)
-        if drawn is not None:
-            return drawn
+    drawn = HOOKS.map_view(state)
+    if drawn is not None:
+        return drawn
     settings = state["settings"]
     return {"kind": "grid", "width": settings["map_width"], "height": settings["map_height"]}
 
@@ -123,8 +122,8 @@ def _ships(state: State) -> list[View]:
                 "weapons": [dict(w) for w in ship["weapons"]],
             }
         )
-        for hook in HOOKS.ship_view:
-            ships[-1].update(hook(state, ship))
+        for part in HOOKS.ship_view(state, ship):
+            ships[-1].update(part)
     return ships
 
 
@@ -287,7 +286,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "actions": [
             {"id": a, "label": term("action", a), "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
-            if all(offers(state, ship, a) for offers in HOOKS.offers)
+            if HOOKS.offers(state, ship, a)
         ],
         "order": order,
         "allocation": allocation,

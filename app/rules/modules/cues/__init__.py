@@ -10,14 +10,14 @@ resolution fired.
 
 from __future__ import annotations
 
-from ...core.commands import ArmCue, FireCue, SkipCue
 from ...core.hooks import Hooks
+from ...core.phases import ALL_PHASES
 from . import cues
 
 
 def register(hooks: Hooks) -> None:
-    hooks.commands[FireCue] = cues.fire_cue
-    hooks.commands[SkipCue] = cues.skip_cue
-    hooks.commands[ArmCue] = cues.arm_cue
-    hooks.after_command.append(cues.notice)
+    hooks.command(cues.FireCue, cues.fire_cue, ALL_PHASES)
+    hooks.command(cues.SkipCue, cues.skip_cue, ALL_PHASES)
+    hooks.command(cues.ArmCue, cues.arm_cue, ALL_PHASES)
+    hooks.after_command.register(cues.notice)
     hooks.gm_views["cues"] = cues.cues_view

@@ -7,11 +7,12 @@ waits there until its occupant leaves.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from ...core.cards import draw_up, enforce_limit, is_skill, return_skill_cards
 from ...core.combat import check_open_to_players
-from ...core.commands import ChangePosition
+from ...core.commands import Command
 from ...core.context import Context
 from ...core.errors import refuse
 from ...core.messages import message
@@ -41,6 +42,19 @@ def free(state: State, ship: Ship, station: Station) -> bool:
     if station["crew"] is None:
         return bool(ship["crew"] == "players")
     return not manned(state, station)
+
+
+@dataclass(frozen=True)
+class ChangePosition(Command):
+    """M-SEATS-1: the player moves to another station of their ship."""
+
+    gm_only: ClassVar[bool] = False
+    ship: str
+    station: str
+
+
+# Between turns and while orders are given; never while Engineering's prompt holds a resolution.
+PHASES = frozenset({"downtime", "orders", "turn_end"})
 
 
 def change_position(ctx: Context, cmd: ChangePosition) -> None:

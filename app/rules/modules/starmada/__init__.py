@@ -7,5 +7,5 @@ from . import starmada
 
 
 def register(hooks: Hooks) -> None:
-    hooks.hull_box_filled.append(starmada.hull_box_filled)
-    hooks.random_allocation.append(starmada.on)
+    hooks.hull_box_filled.register(starmada.hull_box_filled)
+    hooks.random_allocation.register(starmada.on)

@@ -11,12 +11,13 @@ and adds what happens around them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...content import MAGAZINE_DEFAULT, band_index
 from ...core import hooks, resolve
 from ...core.combat import out_of_the_fight
-from ...core.commands import SetMagazine, SubmitOrder
+from ...core.commands import Command, SubmitOrder
 from ...core.context import Context
 from ...core.errors import refuse
 from ...core.messages import Message, message, term
@@ -104,7 +105,7 @@ def is_decision(weapon: dict[str, Any]) -> bool:
     return is_launcher(weapon) or weapon.get("kind") == GRAPPLER
 
 
-def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> list[str]:
+def ready_to_fire(chosen: list[str], state: State, ship: Ship, named: bool) -> list[str]:
     """A named empty launcher is refused; unnamed, launchers and grapplers stay silent."""
     if not on(state):
         return chosen
@@ -597,6 +598,15 @@ def _reload(ctx: Context) -> None:
                     weapon=weapon["id"],
                     loaded=weapon["loaded"],
                 )
+
+
+@dataclass(frozen=True)
+class SetMagazine(Command):
+    """M-WEAPONS-6: how many torpedoes a launcher holds now."""
+
+    ship: str
+    weapon: str
+    count: int
 
 
 def set_magazine(ctx: Context, cmd: SetMagazine) -> None:
