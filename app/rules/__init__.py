@@ -11,7 +11,7 @@ from .core import rng
 from .core.commands import COMMANDS, Actor, Command, parse_command
 from .core.engine import apply
 from .core.errors import RulesError
-from .core.state import new_game
+from .core.opening import new_game
 from .core.timing import deadlines
 from .core.views import display_view, event_view, gm_view, shared_view, station_view
 

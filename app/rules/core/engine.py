@@ -199,7 +199,7 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
         for ship in ctx.state["ships"].values()
         for station in ship["stations"].values()
     }
-    moves = ctx.state.get("seat_moves")
+    before = ctx.state
     ctx.state = {**clone(undo["state"]), **keep}
     ctx.state["undo"] = None
     timing.clear_deadline(ctx.state)
@@ -208,12 +208,11 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
         "ResolutionUndone",
         message("resolution_undone", turn=ctx.state["turn"]),
     )
-    keep_crews(ctx, crews, moves)
+    keep_crews(ctx, crews)
+    HOOKS.undone(ctx, before)
 
 
-def keep_crews(
-    ctx: Context, crews: dict[tuple[str, str], Any], moves: dict[str, Any] | None
-) -> None:
+def keep_crews(ctx: Context, crews: dict[tuple[str, str], Any]) -> None:
     """The undo takes back the dice, not the table: whoever sits where now stays there (a player
     freed since is not brought back, a newcomer keeps the seat, a move stands). A station whose
     crew changed loses its restored order and the Skill cards of who sat there, and its crew
@@ -233,8 +232,6 @@ def keep_crews(
         station["crew"] = now
         if now is not None and manned(ctx.state, station) and not ship["destroyed"]:
             draw_up(ctx, ship, station)
-    if moves is not None:
-        ctx.state["seat_moves"] = moves
 
 
 def start_next_combat(ctx: Context, cmd: c.StartNextCombat) -> None:

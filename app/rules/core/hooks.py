@@ -15,11 +15,13 @@ the next.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
-from .commands import COMMANDS, Command, SubmitOrder
+from ..content import MODULES, SECTIONS, Placed, Scenario, Section, ShipClass, ShipPlacement
+from ..content.checks import Table
+from .commands import COMMANDS, AddShip, Command, SubmitOrder
 from .context import Context
 from .messages import Message
 from .phases import ACTIONS, Action
@@ -107,6 +109,19 @@ class Hooks:
     and the rule its answers follow."""
 
     def __init__(self) -> None:
+        # --- What a module keeps in the game ---
+        # Its keys are its own: neither the core nor the content names them (tests/test_layers.py).
+        # (scenario): a new game's part under its key, or None to leave the key out.
+        self.game_parts: dict[str, Callable[[Scenario], Any]] = {}
+        # (the scenario's placement of the ship, or None for one the GM adds): a ship's part.
+        self.ship_parts: dict[str, Callable[[ShipPlacement | None], Any]] = {}
+        # (the weapon as its sheet has it): a weapon's part.
+        self.weapon_parts: dict[str, Callable[[Weapon], Any]] = {}
+        # Keys a module adds to the state as the game goes on, beyond its parts.
+        self.state_keys: set[str] = set()
+        # (ctx, the state the undo took back): what the module keeps of the table as it is now.
+        self.undone: Every[[Context, State], None] = Every()
+
         # --- Commands and the turn ---
         # A module's own commands (registered by `command`).
         self.commands: dict[type[Command], ModuleCommand] = {}
@@ -119,6 +134,17 @@ class Hooks:
         self.between_combats: Every[[State], None] = Every()
         # (ctx): after the GM frees a station.
         self.seat_freed: Every[[Context], None] = Every()
+
+        # --- The GM's corrections ---
+        # A module's settings the GM may change mid-game (SetSetting), with their bounds.
+        self.settings: dict[str, tuple[int, int]] = {}
+        # (state, ship): before the GM stands a ship on a square; a map without squares refuses.
+        self.placing: Every[[State, Ship], None] = Every()
+        # (state, command): where a ship the GM adds arrives on a module's map, checked: the
+        # place for the log, and where it stands; None on the grid.
+        self.arrival: First[[State, AddShip], tuple[str | Message, Any]] = First()
+        # (state, ship, where it stands): the ship the GM added takes its place there.
+        self.arrived: Every[[State, Ship, Any], None] = Every()
 
         # --- Orders ---
         # The checks of a module's own actions, by action id (registered by `action`).
@@ -162,20 +188,51 @@ class Hooks:
         self.hull_box_filled: Every[[Context, Ship], None] = Every()
 
         # --- Views ---
+        # (state, order): where a manoeuvre order goes on a module's map, for people; None for a
+        # square.
+        self.destination: First[[State, Order], str | Message] = First()
         # (state): the map the screens draw, or None to leave it to the core (a grid).
         self.map_view: First[[State], View] = First()
         # (state, ship): more of what every screen shows of a ship.
         self.ship_view: Every[[State, Ship], View] = Every()
         # (state): a part of what every screen shows, under the key it is registered by.
         self.shared_views: dict[str, Callable[[State], View]] = {}
-        # (state, the station's ship, that part of the shared view): the station's own part.
-        self.station_views: dict[str, Callable[[State, Ship, View], View]] = {}
+        # (state, the station's ship, its seat, the shared view): a part of the station's own.
+        self.station_views: dict[str, Callable[[State, Ship, str, View], Any]] = {}
+        # (state): True when another of the crew may take the station of one who fell.
+        self.others_may_take: AnyTrue[[State]] = AnyTrue()
         # (state): a part of what only the GM sees.
         self.gm_views: dict[str, Callable[[State], View]] = {}
+
+        # --- The after-action report (report.py) ---
+        # A module's events that each add 1 to a count on the line of the event's `ship`: the
+        # count's name, by event type. Every ship's line starts each count at 0.
+        self.report_counts: dict[str, str] = {}
+        # A module's events that are one ship's attack on another, as the core's AttackResolved.
+        self.report_attacks: set[str] = set()
 
         # --- Players that are programs (bot.py) ---
         # (state, ship, value, rng): a destination for a manoeuvre order, or None.
         self.pick_zone: First[[State, Ship, int, random.Random], str] = First()
+
+    def own_keys(self) -> set[str]:
+        """Every key a module keeps in the state, on a ship or on a weapon."""
+        return {*self.game_parts, *self.ship_parts, *self.weapon_parts, *self.state_keys}
+
+    def switch(self, name: str) -> None:
+        """A module a scenario's [modules] table, and the GM, switch on and off by `name`."""
+        MODULES.append(name)
+
+    def scenario_table(
+        self,
+        key: str,
+        read: Callable[[Table, Placed], Any],
+        check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, str]], None],
+    ) -> None:
+        """A table a module reads from scenario files (content.Section): the scenario's `key`,
+        read as it is loaded, checked against the other files, and kept in
+        `Scenario.sections[key]`."""
+        SECTIONS[key] = Section(read, check)
 
     def command(self, cls: type[Command], handler: Handler, phases: frozenset[str]) -> None:
         """A module's own command: `parse_command` knows it by its class's name, and `apply`

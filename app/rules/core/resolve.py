@@ -117,10 +117,8 @@ def describe_order(
             target = message("ship_and_station", ship=target, station=order["target_station"])
     elif order.get("target_station"):
         target = message("station_name", station=order["target_station"])
-    elif action == "manoeuvre" and "zone" in order:
-        target = state["map"]["zones"][order["zone"]]["name"]
     elif action == "manoeuvre":
-        target = message("square", x=order["x"], y=order["y"])
+        target = HOOKS.destination(state, order) or message("square", x=order["x"], y=order["y"])
     valued = bool(ACTIONS[action]["kinds"])
     if target is None and valued:
         words = message("order_valued", who=who, action=action, value=order["value"])

@@ -262,7 +262,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
     elif not manned(state, station):
         # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
         status = state["characters"][station["crew"]["character"]]["status"]
-        others = "seats" in state["modules"]  # another crew member may take the station
+        others = HOOKS.others_may_take(state)
         if status == "unconscious":
             down = message("down_unconscious_others" if others else "down_unconscious")
         else:
@@ -290,8 +290,6 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         ],
         "order": order,
         "allocation": allocation,
-        # M-SEATS-1: the station this player waits to move to, if any.
-        "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
         # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now
         # (an attack on them is accepted; it hits only if the range closes first).
         "out_of_reach_now": sorted(
@@ -312,7 +310,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         else {},
     }
     for name, part in HOOKS.station_views.items():
-        view["me"][name] = part(state, ship, view[name])
+        view["me"][name] = part(state, ship, seat, view)
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
     # none, and shows to nobody but the GM).

@@ -27,7 +27,8 @@ __all__ = [
     "SkipCue",
 ]
 
-MODULES = (weapons, zones, npc, seats, starmada, syshit, cues)
+# In the order they register: where several plug into one hook, this is the order they run in.
+MODULES = (starmada, syshit, weapons, npc, seats, zones, cues)
 
 for module in MODULES:
     module.register(HOOKS)

@@ -9,6 +9,8 @@ from . import npc, tactic
 
 
 def register(hooks: Hooks) -> None:
+    hooks.switch(npc.MODULE)
+    hooks.ship_parts["npc"] = npc.crew_of
     hooks.command(tactic.SetNpc, tactic.set_npc, ALL_PHASES)
     hooks.orders_open.register(tactic.give_orders)
     hooks.rolled_order.register(npc.rolled_order)

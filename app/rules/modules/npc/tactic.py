@@ -215,7 +215,7 @@ def give_orders(ctx: Context, only: str | None = None) -> None:
     """When Orders open: one order (or a pass) for every waiting station of each automated NPC
     ship (or of the ship `only`)."""
     state = ctx.state
-    if "npc" not in state["modules"]:
+    if not npc.on(state):
         return
     for key in stations_expected(state):
         ship_id, station_id = key.split("/", 1)

@@ -7,6 +7,7 @@ from . import seats
 
 
 def register(hooks: Hooks) -> None:
+    hooks.switch(seats.MODULE)
     hooks.command(seats.ChangePosition, seats.change_position, seats.PHASES)
     hooks.seat_freed.register(seats.settle)
     # However a station frees (a fall, a leaver, an undo, the GM), a move waiting for it happens
@@ -15,3 +16,7 @@ def register(hooks: Hooks) -> None:
     hooks.override_target.register(seats.override_target)
     hooks.record_override.register(seats.record_override)
     hooks.clear_override.register(seats.clear_override)
+    hooks.state_keys.add(seats.MOVES)
+    hooks.undone.register(seats.keep_moves)
+    hooks.station_views["moving_to"] = seats.moving_to
+    hooks.others_may_take.register(seats.on)

@@ -7,5 +7,6 @@ from . import syshit
 
 
 def register(hooks: Hooks) -> None:
+    hooks.switch(syshit.MODULE)
     hooks.hull_hit.register(syshit.hull_left)
     hooks.random_allocation.register(syshit.on)

@@ -17,6 +17,11 @@ def attacks(ctx: Context, orders: list[Order]) -> bool:
 
 
 def register(hooks: Hooks) -> None:
+    hooks.switch(weapons.MODULE)
+    hooks.game_parts["torpedoes"] = lambda scenario: []  # M-WEAPONS-3: in flight
+    hooks.game_parts["grapples"] = lambda scenario: []  # M-WEAPONS-2: holds
+    # M-WEAPONS-6: torpedoes left in a launcher; None for other weapons.
+    hooks.weapon_parts["loaded"] = lambda weapon: weapon.get("magazine")
     hooks.command(weapons.SetMagazine, weapons.set_magazine, ALL_PHASES)
     hooks.after_command.register(weapons.settle)
     # M-WEAPONS-4 and -2; `offers` says when a phone shows them.
@@ -39,3 +44,9 @@ def register(hooks: Hooks) -> None:
     hooks.attacks.register(attacks)
     hooks.shared_views["weapons"] = weapons.public_view
     hooks.station_views["weapons"] = weapons.station_part
+    # The report counts launches by the launcher and kills by the ship whose point defence shot
+    # the torpedo down (M-WEAPONS-3, -4); a strike or miss is its launcher's attack, while one
+    # shot down or lost never reached its target.
+    hooks.report_counts["TorpedoLaunched"] = "torpedoes_launched"
+    hooks.report_counts["TorpedoIntercepted"] = "torpedoes_shot_down"
+    hooks.report_attacks.update({"TorpedoStruck", "TorpedoMissed"})

@@ -673,8 +673,9 @@ def public_view(state: State) -> dict[str, Any]:
     return {"on": on(state), "torpedoes": flying, "grapples": holds}
 
 
-def station_part(state: State, ship: Ship, public: dict[str, Any]) -> dict[str, Any]:
+def station_part(state: State, ship: Ship, seat: str, shared: dict[str, Any]) -> dict[str, Any]:
     """A station's own view: torpedoes coming at its ship, holds on it, its launchers."""
+    public = shared["weapons"]
     return {
         "incoming": [t for t in public["torpedoes"] if t["target"] == ship["id"]],
         "held_by": [g for g in public["grapples"] if g["target"] == ship["id"]],

@@ -43,10 +43,16 @@ def place_in_zone(ctx: Context, cmd: PlaceInZone) -> None:
 
 
 def register(hooks: Hooks) -> None:
+    # G-ZONE-3, G-ZONE-5: the GM may rule moves dearer or cover thinner mid-game.
+    hooks.settings.update(zone_move_one=(0, 20), zone_move_two=(0, 40), cover_bonus=(0, 10))
+    hooks.placing.register(zones.refuse_squares)
+    hooks.arrival.register(zones.arrival)
+    hooks.arrived.register(zones.arrived)
     hooks.command(PlaceInZone, place_in_zone, ALL_PHASES)
     hooks.move_order.register(move_order)
     hooks.move.register(move)
     hooks.defending.register(zones.cover)
+    hooks.destination.register(zone_views.destination)
     hooks.map_view.register(zone_views.map_view)
     hooks.ship_view.register(zone_views.ship_zone_view)
     hooks.pick_zone.register(zones.pick_destination)
