@@ -13,7 +13,7 @@ import pytest
 from app.rules import apply, event_view, gm_view, new_game, station_view
 from app.rules import commands as c
 from app.rules.content import ContentError, Scenario, check_cross_references, parse_scenario
-from app.rules.content.cue_content import cue_state
+from app.rules.modules.cues.cue_content import cue_state
 from app.web.words import sentence
 
 from .builders import (
@@ -56,7 +56,7 @@ def scenario_with(scenario: str, *cues: dict[str, Any]) -> Scenario:
 def cued(scenario: str, *cues: dict[str, Any], modules: tuple[str, ...] = ()) -> State:
     """A game of the scenario (every player station seated, see builders.game) with these cues."""
     state = game(scenario, modules=modules)
-    state["cues"] = cue_state(scenario_with(scenario, *cues).cues)
+    state["cues"] = cue_state(scenario_with(scenario, *cues).sections["cues"])
     return state
 
 
@@ -449,7 +449,7 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
     for _ in range(4):
         commands += [c.StartTurn(seconds=0, now=NOW), c.CloseOrders(now=NOW)]
         commands += [c.ForceAllocation(now=NOW)]
-    first_cue = CAT.scenarios[scenario].cues[0].id
+    first_cue = CAT.scenarios[scenario].sections["cues"][0].id
     commands += [c.FireCue(cue=first_cue), c.EndCombat()]
 
     def play() -> tuple[str, list[str]]:
@@ -546,7 +546,7 @@ def test_m_cues_6_a_repeating_cue_placing_a_ship_where_it_watches_is_refused() -
 # rule: M-CUES-6
 def test_m_cues_6_every_shipped_scenario_has_cues_and_every_cue_word_is_known() -> None:
     for scenario in CAT.scenarios.values():
-        assert scenario.cues, scenario.id
+        assert scenario.sections["cues"], scenario.id
         state = new_game(scenario, CAT, seed=1)
         for listed in gm_view(state)["cues"]["list"]:
             assert sentence(listed["trigger"]) and all(sentence(d) for d in listed["did"])

@@ -3,15 +3,14 @@ their triggers. A cue's actions are commands, run through the engine's own handl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from ...core import commands as c
+from ...core.commands import Actor, Command, parse_command
 from ...core.context import Context
-from ...core.engine import HANDLERS, clone
+from ...core.engine import check_phase, clone, handle
 from ...core.errors import RulesError, refuse
-from ...core.hooks import HOOKS
 from ...core.messages import Message, message
-from ...core.phases import phase_allows
 from ...core.rng import Dice
 from ...core.state import State
 from .triggers import CONDITIONS, MANUAL, Cue, condition_holds, moment_came
@@ -32,21 +31,43 @@ def get_cue(state: State, cue_id: str) -> Cue:
 # --- The GM's commands ---------------------------------------------------------------------------
 
 
-def fire_cue(ctx: Context, cmd: c.FireCue) -> None:
+@dataclass(frozen=True)
+class FireCue(Command):
+    """Fire the scenario's cue `cue` (its id) now, whatever its trigger. The GM's button, and a
+    prop's signal, send it."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class SkipCue(Command):
+    """The cue will not fire (until armed again)."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class ArmCue(Command):
+    """A fired, skipped or failed cue waits for its trigger again."""
+
+    cue: str
+
+
+def fire_cue(ctx: Context, cmd: FireCue) -> None:
     """Fire it now, whatever its trigger; a refused action refuses the whole command."""
     cue = get_cue(ctx.state, cmd.cue)
     _check_ready(cue)
     fire(ctx, cue, "gm", ())
 
 
-def skip_cue(ctx: Context, cmd: c.SkipCue) -> None:
+def skip_cue(ctx: Context, cmd: SkipCue) -> None:
     cue = get_cue(ctx.state, cmd.cue)
     _check_ready(cue)
     cue["status"] = "skipped"
     _tell_gm(ctx, "CueSkipped", cue)
 
 
-def arm_cue(ctx: Context, cmd: c.ArmCue) -> None:
+def arm_cue(ctx: Context, cmd: ArmCue) -> None:
     cue = get_cue(ctx.state, cmd.cue)
     if cue["status"] == "armed":
         raise refuse("CUE_ARMED", cue=cue["name"])
@@ -109,16 +130,14 @@ def fire(ctx: Context, cue: Cue, by: str, chain: tuple[str, ...]) -> None:
         did=what,
     )
     for action in cue["actions"]:
-        command = c.parse_command(action, c.Actor.system(), ctx.now)
-        if isinstance(command, c.FireCue):
+        command = parse_command(action, Actor.system(), ctx.now)
+        if isinstance(command, FireCue):
             other = get_cue(ctx.state, command.cue)
             _check_ready(other)
             fire(ctx, other, "cue", (*chain, cue["id"]))
             continue
-        if not phase_allows(ctx.state["phase"], command.type):
-            raise refuse("WRONG_PHASE", phase=ctx.state["phase"])
-        handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
-        handler(ctx, command)
+        check_phase(ctx.state["phase"], command)
+        handle(ctx, command)
 
 
 def notice(ctx: Context, phase_was: str) -> None:
