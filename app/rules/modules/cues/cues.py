@@ -33,10 +33,15 @@ def get_cue(state: State, cue_id: str) -> Cue:
 
 
 def fire_cue(ctx: Context, cmd: c.FireCue) -> None:
-    """Fire it now, whatever its trigger; a refused action refuses the whole command."""
+    """Fire it now, whatever its trigger if the GM asks, a prop's own cue if a prop does; a
+    refused action refuses the whole command."""
     cue = get_cue(ctx.state, cmd.cue)
+    by = "prop" if cmd.actor.role == "prop" else "gm"
+    if by == "prop" and cue["trigger"]["kind"] != "prop":
+        # The GM's buttons and the timed cues are the GM's plan: a prop cannot run them early.
+        raise refuse("CUE_NOT_PROPS", cue=cue["name"])
     _check_ready(cue)
-    fire(ctx, cue, "gm", ())
+    fire(ctx, cue, by, ())
 
 
 def skip_cue(ctx: Context, cmd: c.SkipCue) -> None:
@@ -98,12 +103,13 @@ def fire(ctx: Context, cue: Cue, by: str, chain: tuple[str, ...]) -> None:
     if cue["id"] in chain:
         raise refuse("CUE_LOOP", cue=cue["name"])
     cue["fired"] += 1
+    cue["by"] = by
     if not cue["repeat"]:
         cue["status"] = "fired"
     what = [did(action, ctx.state) for action in cue["actions"]]
     ctx.emit(
         "CueFired",
-        message("cue_fired", cue=cue["name"], did=what),
+        message("cue_fired_by_prop" if by == "prop" else "cue_fired", cue=cue["name"], did=what),
         cue=cue["id"],
         by=by,
         did=what,
@@ -197,6 +203,7 @@ def cue_list(state: State) -> list[dict[str, Any]]:
             "repeat": cue["repeat"],
             "status": cue["status"],
             "fired": cue["fired"],
+            "by": cue.get("by"),  # who fired it last: gm, trigger, cue or prop
             "failure": cue.get("failure", {}).get("words"),
         }
         for cue in cues_of(state)
