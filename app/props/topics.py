@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 ROOT = "bridgecrew"
-PROPS_CODE = re.compile(r"[0-9a-f]{32}")  # app.db.models.new_props_code, and migration 0009's
+PROPS_CODE = re.compile(r"[0-9a-f]{32}")  # as the database draws it (app.db.models.Game)
 
 Event = dict[str, Any]
 Payload = dict[str, Any]

@@ -1,6 +1,7 @@
 """Each game gets a props code of its own (`games.props_code`), its level in the props' MQTT
 topics: the join code is on the projector, so topics named by it told the room's every stranger
-on the broker which game to listen to and press for. Existing games get a random one here.
+on the broker which game to listen to and press for. The database draws each game's, those
+already there too.
 
 Revision ID: 0009
 Revises: 0008
@@ -19,10 +20,12 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("games", sa.Column("props_code", sa.Text(), nullable=True))
-    # gen_random_uuid() draws from PostgreSQL's strong random source: 122 random bits in hex.
-    op.execute("UPDATE games SET props_code = replace(gen_random_uuid()::text, '-', '')")
-    op.alter_column("games", "props_code", nullable=False)
+    # gen_random_uuid() draws from PostgreSQL's strong random source: 122 random bits in hex. A
+    # volatile default is drawn for each row, those already there too.
+    default = sa.text("replace((gen_random_uuid())::text, '-'::text, ''::text)")
+    op.add_column(
+        "games", sa.Column("props_code", sa.Text(), server_default=default, nullable=False)
+    )
     op.create_unique_constraint(op.f("uq_games_props_code"), "games", ["props_code"])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import secrets
 import shutil
 import socket
 import subprocess
@@ -190,6 +191,11 @@ async def heard(broker: Mosquitto) -> AsyncIterator[Heard]:
 async def publish(broker: Mosquitto, topic: str, payload: bytes = b"", login: Login = None) -> None:
     async with client(broker, login) as publisher:
         await publisher.publish(topic, payload, qos=1)
+
+
+def made_up_code() -> str:
+    """A props code no game has (32 hex digits, as the database draws them)."""
+    return secrets.token_hex(16)
 
 
 async def props_code(factory: SessionFactory, game_id: uuid.UUID | str) -> str:

@@ -4,10 +4,11 @@ connection's queue."""
 
 import aiomqtt
 
-from app.db.models import new_props_code
 from app.props.inbound import PAYLOAD_BYTES, WAITING_UNKNOWN, Gate
 
-KNOWN = new_props_code()
+from .conftest import made_up_code
+
+KNOWN = made_up_code()
 
 
 def press(code: str, payload: bytes = b"pressed") -> aiomqtt.Message:
@@ -18,13 +19,13 @@ def test_each_game_waits_up_to_its_burst_and_strangers_codes_only_a_few() -> Non
     gate = Gate(lambda code: code == KNOWN, per_code=3)
     gate.queue_type()
     assert [gate.admit(press(KNOWN)) for _ in range(5)] == [True] * 3 + [False] * 2
-    made_up = [new_props_code() for _ in range(WAITING_UNKNOWN + 10)]
+    made_up = [made_up_code() for _ in range(WAITING_UNKNOWN + 10)]
     assert sum(gate.admit(press(code)) for code in made_up) == WAITING_UNKNOWN
     assert not gate.admit(press(KNOWN))  # still three of its own waiting
     assert gate.taken(press(KNOWN)).props_code == KNOWN
     assert gate.admit(press(KNOWN))  # room again, however many strangers wait
     assert gate.taken(press(made_up[0])).props_code == made_up[0]
-    assert gate.admit(press(new_props_code()))
+    assert gate.admit(press(made_up_code()))
 
 
 def test_what_is_not_a_press_of_a_buttons_size_never_waits() -> None:
