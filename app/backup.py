@@ -396,8 +396,8 @@ def _views(data: Json, state: Json) -> None:
         for row in data["applied_commands"]:
             entry = row["result"]
             actor = Actor(**entry["actor"])
-            if actor.role not in ("gm", "seat", "system") or not _maybe(_text)(actor.seat):
-                raise ValueError(f"{entry['actor']} is not the GM, a seat or the server")
+            if actor.role not in ("gm", "seat", "system", "prop") or not _maybe(_text)(actor.seat):
+                raise ValueError(f"{entry['actor']} is not the GM, a seat, a prop or the server")
             parse_command(entry["command"], actor, entry["now"])
     except Exception as error:  # whatever the file holds, the answer is a sentence
         raise BackupError(

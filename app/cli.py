@@ -155,6 +155,35 @@ def import_cmd(
         typer.echo(f"{seats} freed: their players join again with the code.")
 
 
+@cli.command("props-broker")
+def props_broker(
+    folder: Annotated[
+        pathlib.Path, typer.Argument(help="Where to write them (docker-compose.yml reads this).")
+    ] = pathlib.Path("deploy/broker"),
+    host: Annotated[
+        str, typer.Option(help="The broker's host as the server reaches it (compose: mqtt).")
+    ] = "mqtt",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The broker's port.")] = 1883,
+    renew: Annotated[
+        bool, typer.Option("--renew", help="New passwords: every board needs the new one.")
+    ] = False,
+) -> None:
+    """Write the props' broker's logins and rights (Mosquitto's password and ACL files), and the
+    server's broker address with its login. Run it again after an update: the logins stay."""
+    from app.props import broker
+
+    logins = None if renew else broker.read_logins(folder)
+    kept = logins is not None
+    logins = logins or broker.Logins.new()
+    broker.write_files(folder, logins, host, port)
+    typer.echo(f"Wrote {broker.PASSWORDS} and {broker.ACL} for Mosquitto to {folder}/.")
+    typer.echo(f"The server's address is in {folder / broker.SERVER_ENV} (BRIDGECREW_MQTT_URL).")
+    typer.echo(
+        f"The boards log in as {broker.PROPS_USER} with the password in "
+        f"{folder / broker.PROPS_LOGIN}" + (" (as before)." if kept else ".")
+    )
+
+
 def _with_database(work: Any) -> Any:
     """Run one async job against this server's (migrated) database, then dispose of the engine."""
     from app.db.session import create_engine, create_session_factory

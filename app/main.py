@@ -107,7 +107,7 @@ def create_app(
             await library_content(session_factory)
         props = None
         if chosen.mqtt_url:
-            props = PropsBridge(session_factory, chosen.mqtt_url)
+            props = PropsBridge(session_factory, chosen)
             await props.start()
             # Replaces the hook the hub set: commits now reach the hub first, then the props.
             on_commit(session_factory, props.after(hub.committed))

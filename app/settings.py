@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     # An MQTT broker for the room's props (lights, sirens, buttons; docs/props.md), as
     # mqtt://[user:password@]host[:port] or mqtts:// for TLS. Unset: nothing is published.
     mqtt_url: str | None = Field(default=None, repr=False)
+    # Props' presses per game: one every two seconds, three at once after a pause. A button
+    # pressed faster (or a board gone wrong) fires no more cues; the others are dropped.
+    props_press_rate: float = Field(default=0.5, gt=0)
+    props_press_burst: int = Field(default=3, ge=1)
 
     @field_validator("database_url")
     @classmethod

@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # The players' languages sit with the content: scenario files carry their translations.
     (
         "app.settings",
+        "app.pace",
         "app.network",
         "app.content",
         "app.i18n",

@@ -172,7 +172,9 @@ async def dashboard(
     except ServiceError as error:
         return error_page(request, error)
     qr = join_qr(request, info.join_code)
-    return await screen_page(request, session_factory, "gm", key, "gm", **qr)
+    # Only a server with a broker has props to tell it to.
+    props_code = info.props_code if getattr(request.app.state, "props", None) else None
+    return await screen_page(request, session_factory, "gm", key, "gm", props_code=props_code, **qr)
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)

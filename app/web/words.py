@@ -241,6 +241,7 @@ SENTENCES: dict[str, Sentence] = {
     "setting_set": N_("GM set {setting} to {value}."),
     # --- Cues module ---
     "cue_fired": N_("Cue {cue}: {did}."),
+    "cue_fired_by_prop": N_("Cue {cue}, by a prop's signal: {did}."),
     "cue_did_add_ship": N_("{ship} joins the {side}"),
     "cue_did_message": N_("a message"),
     "cue_did_red_alert_on": N_("red alert"),
@@ -519,6 +520,9 @@ SENTENCES: dict[str, Sentence] = {
     "cue_failed": N_("Cue {cue} could not fire: arm it again first."),
     "cue_armed": N_("Cue {cue} is armed already."),
     "cue_loop": N_("Cue {cue} is already firing: a cue cannot fire itself."),
+    "cue_not_props": N_(
+        "Cue {cue} is not one a prop may fire: only the GM fires it, or its trigger."
+    ),
     "unknown_module": N_("There is no module called '{module}'; known: {known}."),
     "unknown_sound": N_("The projector has no sound called '{sound}'; known: {known}."),
     "unknown_quality": N_("There is no Crew Quality called '{quality}'; known: {known}."),

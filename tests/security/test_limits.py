@@ -8,10 +8,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.pace import TokenBuckets
 from app.service import seats
 from app.settings import Settings
 from app.web import limits, screen
-from app.web.limits import TokenBuckets
 from tests.server.conftest import Table
 
 

@@ -17,9 +17,10 @@ from .errors import refuse
 
 @dataclass(frozen=True)
 class Actor:
-    """Who gives a command: the GM, one seat, or the server itself (timers)."""
+    """Who gives a command: the GM, one seat, the server itself (timers), or a prop on the set
+    (a button's signal over MQTT, which may only fire the cues a scenario gives its props)."""
 
-    role: Literal["gm", "seat", "system"]
+    role: Literal["gm", "seat", "system", "prop"]
     seat: str | None = None
 
     @classmethod
@@ -34,6 +35,10 @@ class Actor:
     def system(cls) -> Actor:
         return cls("system")
 
+    @classmethod
+    def prop(cls) -> Actor:
+        return cls("prop")
+
     @property
     def is_gm(self) -> bool:
         return self.role in ("gm", "system")
@@ -46,6 +51,7 @@ class Command:
     actor: Actor = field(default_factory=Actor.gm, kw_only=True)
     now: float = field(default=0.0, kw_only=True)
     gm_only: ClassVar[bool] = True
+    props_may: ClassVar[bool] = False  # a prop gives only the commands that say so
 
     @property
     def type(self) -> str:

@@ -48,7 +48,10 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
     unless the caller `owned` it: a state made for this one call (just decoded, say) may be
     changed in place, which saves copying it; after the call, or a refusal, it is not to be
     read again."""
-    if command.gm_only and not command.actor.is_gm:
+    if command.actor.role == "prop":
+        if not command.props_may:
+            raise refuse("GM_ONLY")
+    elif command.gm_only and not command.actor.is_gm:
         raise refuse("GM_ONLY")
     phase = state["phase"]
     check_phase(phase, command)

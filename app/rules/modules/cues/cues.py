@@ -4,7 +4,7 @@ their triggers. A cue's actions are commands, run through the engine's own handl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ...core.commands import Actor, Command, parse_command
 from ...core.context import Context
@@ -33,10 +33,11 @@ def get_cue(state: State, cue_id: str) -> Cue:
 
 @dataclass(frozen=True)
 class FireCue(Command):
-    """Fire the scenario's cue `cue` (its id) now, whatever its trigger. The GM's button, and a
-    prop's signal, send it."""
+    """Fire the scenario's cue `cue` (its id) now. The GM's button fires any cue; a prop's signal
+    only a cue whose trigger is the prop's (M-CUES-3)."""
 
     cue: str
+    props_may: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,15 @@ class ArmCue(Command):
 
 
 def fire_cue(ctx: Context, cmd: FireCue) -> None:
-    """Fire it now, whatever its trigger; a refused action refuses the whole command."""
+    """Fire it now, whatever its trigger if the GM asks, a prop's own cue if a prop does; a
+    refused action refuses the whole command."""
     cue = get_cue(ctx.state, cmd.cue)
+    by = "prop" if cmd.actor.role == "prop" else "gm"
+    if by == "prop" and cue["trigger"]["kind"] != "prop":
+        # The GM's buttons and the timed cues are the GM's plan: a prop cannot run them early.
+        raise refuse("CUE_NOT_PROPS", cue=cue["name"])
     _check_ready(cue)
-    fire(ctx, cue, "gm", ())
+    fire(ctx, cue, by, ())
 
 
 def skip_cue(ctx: Context, cmd: SkipCue) -> None:
@@ -119,12 +125,13 @@ def fire(ctx: Context, cue: Cue, by: str, chain: tuple[str, ...]) -> None:
     if cue["id"] in chain:
         raise refuse("CUE_LOOP", cue=cue["name"])
     cue["fired"] += 1
+    cue["by"] = by
     if not cue["repeat"]:
         cue["status"] = "fired"
     what = [did(action, ctx.state) for action in cue["actions"]]
     ctx.emit(
         "CueFired",
-        message("cue_fired", cue=cue["name"], did=what),
+        message("cue_fired_by_prop" if by == "prop" else "cue_fired", cue=cue["name"], did=what),
         cue=cue["id"],
         by=by,
         did=what,
@@ -216,6 +223,7 @@ def cue_list(state: State) -> list[dict[str, Any]]:
             "repeat": cue["repeat"],
             "status": cue["status"],
             "fired": cue["fired"],
+            "by": cue.get("by"),  # who fired it last: gm, trigger, cue or prop
             "failure": cue.get("failure", {}).get("words"),
         }
         for cue in cues_of(state)
