@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import builtin_files
@@ -40,24 +40,28 @@ from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue
 from app.service.seats import free_address, seen_recently
 
+from .deps import (
+    CsrfChecked,
+    GameId,
+    GmCaller,
+    SessionFactoryDep,
+    csrf_token,
+    gm_caller,
+    gm_cookie,
+    set_cookie,
+)
 from .fields import decimal_number, is_whole_number, whole_number
 from .join import join_qr
 from .reading import read_view
 from .render import render_template
 from .screen import (
-    CsrfChecked,
-    GameId,
-    SessionFactoryDep,
     act,
-    csrf_token,
+    answer_command,
     error_page,
-    form_command,
-    gm_cookie,
+    form_command_id,
     page,
     panels,
-    screen_caller,
     screen_page,
-    set_cookie,
     toast,
 )
 
@@ -67,18 +71,6 @@ router = APIRouter(tags=["gm"])
 # field needs more than a million; a timestamp (ExpireDeadline's `at`) needs ten digits.
 GM_NUMBER_MAX = 1_000_000
 GM_DECIMAL_MAX = 1e12
-
-
-async def gm_only(request: Request, game_id: GameId, session_factory: SessionFactoryDep) -> None:
-    try:
-        caller = await screen_caller(request, game_id, session_factory, None)
-    except ServiceError:
-        caller = None
-    if caller is None or caller.role != "gm":
-        raise ServiceError("GM_ONLY", message("gm_link_needed"), 403)
-
-
-GmOnly = Annotated[None, Depends(gm_only)]
 
 
 # --- Lobby: a new game ----------------------------------------------------------------------------
@@ -167,7 +159,7 @@ async def dashboard(
             response = RedirectResponse(f"/gm/{key}", status_code=303)
             set_cookie(response, gm_cookie(key), token)
             return response
-        await gm_only(request, key, session_factory)
+        await gm_caller(request, key)
         info = await game_info(session_factory, key)
     except ServiceError as error:
         return error_page(request, error)
@@ -176,7 +168,7 @@ async def dashboard(
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
-async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
+async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller) -> Response:
     return await panels(session_factory, "gm", game_id, "gm")
 
 
@@ -185,12 +177,16 @@ async def gm_command(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
 ) -> Response:
-    return await form_command(
-        request, session_factory, game_id, Actor.gm(), command_from_form, "gm"
-    )
+    form = await request.form()
+    try:
+        data = command_from_form(form)
+    except ServiceError as error:
+        return toast(error)
+    command_id = form_command_id(form, "gm")
+    return await answer_command(session_factory, game_id, data, gm.actor, command_id)
 
 
 @router.post("/gm/{game_id}/npc-pass", response_class=HTMLResponse)
@@ -198,7 +194,7 @@ async def npc_pass(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
 ) -> Response:
     """One tap for the common case: every NPC station that has not been given an order passes."""
@@ -214,7 +210,7 @@ async def npc_auto(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
 ) -> Response:
     """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting. The
@@ -290,7 +286,7 @@ async def _seats_panel(
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)
 async def seats_panel(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
 ) -> Response:
     return HTMLResponse(await _seats_panel(session_factory, request, game_id))
 
@@ -300,7 +296,7 @@ async def free(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
     ship: Annotated[str, Form()],
     station: Annotated[str, Form()],
@@ -319,7 +315,7 @@ async def free_from_address(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
     address: Annotated[str, Form(max_length=100)],
 ) -> Response:

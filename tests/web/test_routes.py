@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.rules import rng
 from app.settings import Settings
-from app.web.screen import gm_cookie, seat_cookie
+from app.web.deps import gm_cookie, seat_cookie
 from tests.browser.server import build_app
 
 
