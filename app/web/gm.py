@@ -15,6 +15,7 @@ import typing
 import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -51,7 +52,7 @@ from .deps import (
     set_cookie,
 )
 from .fields import decimal_number, is_whole_number, whole_number
-from .join import join_qr
+from .join import join_qr, public_url
 from .reading import read_view
 from .render import render_template
 from .screen import (
@@ -64,6 +65,7 @@ from .screen import (
     screen_page,
     toast,
 )
+from .templating import qr_svg
 
 router = APIRouter(tags=["gm"])
 
@@ -165,6 +167,16 @@ async def dashboard(
         return error_page(request, error)
     qr = join_qr(request, info.join_code)
     return await screen_page(request, session_factory, "gm", key, "gm", **qr)
+
+
+@router.get("/gm/{game_id}/link", response_class=HTMLResponse)
+async def gm_link(request: Request, game_id: GameId, gm: GmCaller, show: bool = False) -> Response:
+    """The dashboard's own GM link and its QR code, for another GM device (a co-GM's tablet), or
+    with `show` off the button that asks for them. The link is a secret: the page holds only the
+    button, and the link never goes into a cache, the server's or the browser's."""
+    link = public_url(request, f"/gm/{game_id}?{urlencode({'token': gm.token})}") if show else None
+    html = render_template("_gm_link.html", link=link, link_qr=qr_svg(link) if link else None)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)

@@ -53,17 +53,23 @@ SEAT_COOKIE_AGE = 14 * 24 * 3600  # a weekend event with a rerun the next week
 
 
 def join_url(request: Request, code: str) -> str:
-    """What the QR code says: the public URL if set, else the address this request came in on,
-    unless that is loopback (the GM's own laptop), when it is the machine's LAN address."""
+    """What the join QR code says."""
+    return public_url(request, f"/join/{code}")
+
+
+def public_url(request: Request, path: str) -> str:
+    """A link to `path` as other devices reach this server: the public URL if set, else the
+    address this request came in on, unless that is loopback (the GM's own laptop), when it is
+    the machine's LAN address."""
     settings = get_settings()
     if settings.public_base_url:
-        return f"{settings.public_base_url}/join/{code}"
+        return f"{settings.public_base_url}{path}"
     host = request.url.hostname or "127.0.0.1"
     port = request.url.port
     if _is_loopback(host):
         host = lan_ip()
     netloc = f"{host}:{port}" if port else host
-    return f"{request.url.scheme}://{netloc}/join/{code}"
+    return f"{request.url.scheme}://{netloc}{path}"
 
 
 def _is_loopback(host: str) -> bool:

@@ -541,7 +541,8 @@ SENTENCES: dict[str, Sentence] = {
     ),
     "cross_site": N_("This page is not one of the game's own."),
     "gm_link_needed": N_(
-        "Only the GM can open this: use the GM link the server printed when it started."
+        "Only a GM of this game can open this. On the GM's dashboard, 'GM link for another "
+        "device' shows this game's GM link and its QR code: scan it or open the link here."
     ),
     "gm_link_wrong": N_("That GM link is not valid for this game."),
     "gm_token_wrong": N_("That is not this game's GM token."),

@@ -74,3 +74,27 @@ def test_a_gm_without_a_seat_is_sent_to_join_once_not_in_a_loop(client: TestClie
     assert station.status_code == 303 and station.headers["location"] == f"/join/{code}"
     joining = client.get(f"/join/{code}", follow_redirects=False)
     assert joining.status_code == 200 and 'name="seat"' in joining.text
+
+
+def test_the_dashboard_shows_its_gm_link_only_when_asked_and_only_to_its_gm(
+    client: TestClient,
+) -> None:
+    game_id, code = new_game(client)
+    token = client.cookies.get(f"bc_gm_{game_id}") or ""
+    dashboard = client.get(f"/gm/{game_id}").text
+    assert token not in dashboard and 'hx-get="link?show=true"' in dashboard
+    shown = client.get(f"/gm/{game_id}/link?show=true")
+    assert shown.status_code == 200 and shown.headers["cache-control"] == "no-store"
+    link = f"http://10.1.2.3:8000/gm/{game_id}?token={token}"
+    assert f'value="{link}"' in shown.text and "<svg" in shown.text
+    hidden = client.get(f"/gm/{game_id}/link")
+    assert token not in hidden.text and 'id="gm-link"' in hidden.text
+
+    # A co-GM's tablet: refused with where the link is, then let in by it.
+    client.cookies.clear()
+    refused = client.get(f"/gm/{game_id}", headers={"Accept": "text/html"})
+    assert refused.status_code == 403 and "GM link for another device" in refused.text
+    join(client, code, "kestrel/pilot", "Ann")  # a seat opens no GM link
+    assert client.get(f"/gm/{game_id}/link?show=true").status_code == 403
+    opened = client.get(link.removeprefix("http://10.1.2.3:8000"))
+    assert opened.status_code == 200 and 'ws-connect="/ws/gm/' in opened.text
