@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import random
 import secrets
 import types
 import typing
 import uuid
-from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -21,22 +19,18 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import builtin_files
-from app.rules import COMMANDS, Actor
-from app.rules.bot import propose, stations_to_order
+from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
-from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,
     free_seat,
     game_info,
     is_gm_token,
-    load_state,
-    run_command,
     seats_of,
 )
-from app.service.commands import SessionFactory, command_fields, game_key
+from app.service.commands import SessionFactory, game_key
 from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue
 from app.service.seats import free_address, seen_recently
@@ -44,6 +38,7 @@ from app.service.seats import free_address, seen_recently
 from .deps import (
     CsrfChecked,
     GameId,
+    Gm,
     GmCaller,
     SessionFactoryDep,
     csrf_token,
@@ -56,7 +51,6 @@ from .join import join_qr, public_url
 from .reading import read_view
 from .render import render_template
 from .screen import (
-    act,
     answer_command,
     error_page,
     form_command_id,
@@ -73,6 +67,7 @@ router = APIRouter(tags=["gm"])
 # field needs more than a million; a timestamp (ExpireDeadline's `at`) needs ten digits.
 GM_NUMBER_MAX = 1_000_000
 GM_DECIMAL_MAX = 1e12
+NPC_SEEDS = 1_000_000  # a command's whole numbers go up to a million (parse_command)
 
 
 # --- Lobby: a new game ----------------------------------------------------------------------------
@@ -203,64 +198,27 @@ async def gm_command(
 
 @router.post("/gm/{game_id}/npc-pass", response_class=HTMLResponse)
 async def npc_pass(
-    request: Request,
-    game_id: GameId,
-    session_factory: SessionFactoryDep,
-    gm: GmCaller,
-    csrf: CsrfChecked,
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller, csrf: CsrfChecked
 ) -> Response:
     """One tap for the common case: every NPC station that has not been given an order passes."""
-    return await _order_waiting_npcs(
-        session_factory,
-        game_id,
-        lambda state, ship, station: {"type": "PassOrder", "ship": ship, "station": station},
-    )
+    return await _npc_orders(session_factory, game_id, gm, pass_all=True)
 
 
 @router.post("/gm/{game_id}/npc-auto", response_class=HTMLResponse)
 async def npc_auto(
-    request: Request,
-    game_id: GameId,
-    session_factory: SessionFactoryDep,
-    gm: GmCaller,
-    csrf: CsrfChecked,
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller, csrf: CsrfChecked
 ) -> Response:
-    """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting. The
-    choice is the GM's, not the game's dice, so it uses its own generator."""
-    rng = random.Random()
-
-    def choose(state: dict[str, Any], ship: str, station: str) -> dict[str, Any]:
-        if "npc" in state["modules"]:  # M-NPC-2: the crew's tactic, rolled at the reveal
-            order = npc_order(state, ship, station)
-            if order is not None:
-                return command_fields(order)
-        return command_fields(propose(state, ship, station, rng, Actor.gm()))
-
-    return await _order_waiting_npcs(session_factory, game_id, choose)
+    """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting."""
+    return await _npc_orders(session_factory, game_id, gm, pass_all=False)
 
 
-async def _order_waiting_npcs(
-    session_factory: SessionFactory,
-    game_id: uuid.UUID,
-    choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
+async def _npc_orders(
+    session_factory: SessionFactory, game_id: uuid.UUID, gm: Gm, *, pass_all: bool
 ) -> Response:
-    _, state = await load_state(session_factory, game_id)
-    waiting = [
-        (ship, station)
-        for ship, station, actor in stations_to_order(state)
-        if actor.is_gm and state["phase"] == "orders"
-    ]
-    for ship_id, station_id in waiting:
-        data = choose(state, ship_id, station_id)
-        command_id = secrets.token_hex(12)
-        answer = await act(
-            run_command(session_factory, game_id, data, Actor.gm(), command_id=command_id)
-        )
-        if answer.status_code == 409:
-            break  # the last order revealed the turn: the rest need no order any more
-        if answer.status_code >= 400:
-            return answer
-    return Response(status_code=204)
+    # One command (the npc module's GiveNpcOrders): its choices follow a seed of the GM's, not
+    # the game's dice, and the command keeps it, so a replay chooses the same.
+    data = {"type": "GiveNpcOrders", "pass_all": pass_all, "seed": secrets.randbelow(NPC_SEEDS)}
+    return await answer_command(session_factory, game_id, data, gm.actor, secrets.token_hex(12))
 
 
 # --- Seats ----------------------------------------------------------------------------------------

@@ -434,6 +434,7 @@ SENTENCES: dict[str, Sentence] = {
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),
     "no_medic": N_("Name the medic who rolls, or give the Effect yourself."),
+    "no_npc_waiting": N_("Every NPC station has its order for this turn."),
     "no_order": N_("There is no order to take back."),
     "no_pdc": N_("{ship} has no point-defence cannon."),
     "no_reason": N_("Say why: the reason shows in the dice breakdown."),

@@ -65,6 +65,7 @@ PHASES: dict[str, dict[str, object]] = {
                 "ResumeTimer",
                 "ExtendTimer",
                 "ChangePosition",
+                "GiveNpcOrders",
             }
         ),
         "next": "resolve",
