@@ -435,6 +435,7 @@ SENTENCES: dict[str, Sentence] = {
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),
     "no_medic": N_("Name the medic who rolls, or give the Effect yourself."),
+    "no_npc_waiting": N_("Every NPC station has its order for this turn."),
     "no_order": N_("There is no order to take back."),
     "no_pdc": N_("{ship} has no point-defence cannon."),
     "no_reason": N_("Say why: the reason shows in the dice breakdown."),
@@ -549,7 +550,8 @@ SENTENCES: dict[str, Sentence] = {
         "The form gives {field} both as a value and as a group of fields: reload it and try again."
     ),
     "gm_link_needed": N_(
-        "Only the GM can open this: use the GM link the server printed when it started."
+        "Only a GM of this game can open this. On the GM's dashboard, 'GM link for another "
+        "device' shows this game's GM link and its QR code: scan it or open the link here."
     ),
     "gm_link_wrong": N_("That GM link is not valid for this game."),
     "gm_token_wrong": N_("That is not this game's GM token."),

@@ -33,5 +33,8 @@ MODULES = (starmada, syshit, weapons, npc, seats, zones, cues)
 for module in MODULES:
     module.register(HOOKS)
 
+# A module's own commands are parsed like the core's: their names join the one table.
+COMMANDS.update({command.__name__: command for command in HOOKS.commands})
+
 if set(HANDLERS) | set(HOOKS.commands) != set(COMMANDS.values()):
     raise RuntimeError("every command needs one handler, in the core or a module")
