@@ -8,8 +8,12 @@ sections and their fields, the state against a new game's shape (every part the 
 each ship with stations), every view the engine gives of it for the GM, the projector and each
 seat, every event as each of them sees it, and every remembered command as the engine parses it.
 The dice must be keyed (HMAC-SHA256 under a secret key): format 1, written before the generator
-was keyed, and any splitmix64 state are refused, as their rolls can be worked out. A bad file gets
-a sentence naming what is wrong, and nothing is written.
+was keyed, and any splitmix64 state are refused, as their rolls can be worked out. Its texts and
+seats are held to the rules the editor and the engine hold them to: names by the one name rule
+(app/rules/core/names.py), every other text by the content's text rules, and players seated only
+aboard players' ships (M-SEATS-1). A file nested deeper than any game is refused before anything
+reads it. A bad file gets a sentence naming what is wrong (each text or seat that breaks a rule,
+all at once), and nothing is written.
 
 The file's token hashes were chosen by whoever wrote it, so by default they open nothing: the game
 gets a fresh GM token, and the file's seats are freed (as the GM's Free does), for the players to
@@ -34,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import catalogue_with
 from app.db.models import AppliedCommand, Event, Game, Seat, stored_state
+from app.nesting import NESTING_MAX, depth
 from app.rules import (
     Actor,
     display_view,
@@ -46,9 +51,12 @@ from app.rules import (
     station_view,
 )
 from app.rules.content import ContentError
+from app.rules.core.messages import message
+from app.rules.core.names import CREW_NAME_LENGTH, SHIP_NAME_LENGTH, name_problem
 from app.service import ServiceError
 from app.service.commands import canonical, deadline_columns, locked, sender_of
 from app.service.games import JOIN_ALPHABET, token_hash
+from app.service.library import text_problems
 from app.service.seats import end_seats
 
 FORMAT = "bridgecrew-game"
@@ -56,14 +64,22 @@ FORMAT_VERSION = 2
 READS = (FORMAT_VERSION,)
 
 
+# Where in the file, and what is wrong there: a sentence, or a message for the caller to word.
+Problem = tuple[str, str | Mapping[str, Any]]
+
+
 class BackupError(Exception):
     """A file refused whole. `message` is a sentence, or a refusal's message (an id and its
-    parameters) when the engine or the service refused: the caller words it."""
+    parameters) when the engine or the service refused: the caller words it. `problems` names
+    each text or seat that breaks a rule, when those are what is wrong."""
 
-    def __init__(self, code: str, message: str | Mapping[str, Any]) -> None:
+    def __init__(
+        self, code: str, message: str | Mapping[str, Any], problems: tuple[Problem, ...] = ()
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.problems = problems
 
 
 def _row(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -380,8 +396,8 @@ def _views(data: Json, state: Json) -> None:
         for row in data["applied_commands"]:
             entry = row["result"]
             actor = Actor(**entry["actor"])
-            if actor.role not in ("gm", "seat", "system") or not _maybe(_text)(actor.seat):
-                raise ValueError(f"{entry['actor']} is not the GM, a seat or the server")
+            if actor.role not in ("gm", "seat", "system", "prop") or not _maybe(_text)(actor.seat):
+                raise ValueError(f"{entry['actor']} is not the GM, a seat, a prop or the server")
             parse_command(entry["command"], actor, entry["now"])
     except Exception as error:  # whatever the file holds, the answer is a sentence
         raise BackupError(
@@ -393,7 +409,13 @@ def _views(data: Json, state: Json) -> None:
 
 def check_export(data: Any, *, keep_tokens: bool = False) -> tuple[Json, Json]:
     """The file checked whole, as `import_game` does before writing: (its game, the state as
-    the engine holds it). Raises BackupError naming the first thing that is wrong."""
+    the engine holds it). Raises BackupError naming the first thing that is wrong, or every
+    text and seat that breaks a rule."""
+    if depth(data) > NESTING_MAX:
+        raise BackupError(
+            "TOO_DEEP",
+            f"The export nests more than {NESTING_MAX} levels deep; nothing was imported.",
+        )
     _check(data)
     game = _game(data, keep_tokens)
     _rows(data, "events", EVENT_FIELDS)
@@ -406,6 +428,7 @@ def check_export(data: Any, *, keep_tokens: bool = False) -> tuple[Json, Json]:
     state = _check_state(game)
     game["seed"] = _seed(game)
     _fits(data, game, state)
+    _texts_and_seats(data, game, state)
     _views(data, state)
     return game, state
 
@@ -425,6 +448,58 @@ def _fits(data: Json, game: Json, state: Json) -> None:
         if ship is None or seat["station"] not in ship["stations"]:
             where = f"{seat['ship']}/{seat['station']}"
             raise _bad(f"seats entry {n + 1}", f"is at {where}, which the game does not have")
+
+
+def _texts_and_seats(data: Json, game: Json, state: Json) -> None:
+    """Names people typed by the one name rule (a crew member's, a ship's), every other text
+    by the content's text rules, and every crew and live seat aboard a players' ship
+    (M-SEATS-1): the engine's seating refuses an NPC ship whoever asks. A crew on a ship since
+    destroyed, fled or surrendered stays, as the engine leaves it. Every problem is named."""
+    problems: list[Problem] = []
+    named: set[str] = set()  # the places the name rule read: the text rules' looser cap is moot
+
+    def name(where: str, value: Any, most: int) -> None:
+        named.add(where)
+        problem = name_problem(value, most) if isinstance(value, str) else "should be text"
+        if problem is not None:
+            problems.append((where, problem))
+
+    for n, seat in enumerate(data["seats"]):
+        name(f"seats [{n}].name", seat["name"], CREW_NAME_LENGTH)
+        ship = state["ships"][seat["ship"]]
+        if seat.get("revoked_at") is None and ship.get("crew") != "players":
+            problems.append((f"seats [{n}]", _not_players(ship)))
+    for ship_id, ship in state["ships"].items():
+        name(f"game state ships.{ship_id}.name", ship.get("name"), SHIP_NAME_LENGTH)
+        for station_id, station in ship["stations"].items():
+            crew = station.get("crew")
+            if isinstance(crew, dict):
+                at = f"game state ships.{ship_id}.stations.{station_id}.crew"
+                name(f"{at}.name", crew.get("name"), CREW_NAME_LENGTH)
+                if ship.get("crew") != "players":
+                    problems.append((at, _not_players(ship)))
+    for source, part in (
+        ("game content", game.get("content")),
+        ("game state", state),
+        ("events", data["events"]),
+        ("seats", data["seats"]),
+        ("applied_commands", data["applied_commands"]),
+    ):
+        for error in text_problems(part, source):
+            where = f"{error.file} {error.field}"
+            if where not in named:
+                problems.append((where, error.message))
+    if problems:
+        count = f"{len(problems)} {'problem' if len(problems) == 1 else 'problems'}"
+        raise BackupError(
+            "RULES_BROKEN",
+            f"The export breaks the rules for texts or seats ({count}); nothing was imported.",
+            tuple(problems),
+        )
+
+
+def _not_players(ship: Json) -> Mapping[str, Any]:
+    return message("not_a_players_ship", ship=str(ship.get("name")))
 
 
 def _parse_time(value: str | None) -> datetime | None:

@@ -118,10 +118,15 @@ def import_cmd(
     The game gets a fresh GM link and its seats are freed (players join again with the code),
     unless --keep-tokens."""
     from app.backup import BackupError, import_game
+    from app.nesting import TooDeep, loads_json
+    from app.rules.core.messages import message
     from app.service.demo import links
 
     try:
-        data = json.loads(pathlib.Path(file).read_text(encoding="utf-8"))
+        data = loads_json(pathlib.Path(file).read_text(encoding="utf-8"))
+    except TooDeep as err:
+        deep = message("file_too_deep", file=file, most=err.most)
+        raise typer.Exit(_fail(_words(deep))) from None
     except (OSError, ValueError) as err:
         raise typer.Exit(_fail(f"cannot read {file}: {err}")) from err
     try:
@@ -130,8 +135,12 @@ def import_cmd(
         )
     except BackupError as err:
         if isinstance(err.message, str):  # the file's own fault, said with what was not done
-            raise typer.Exit(_fail(err.message)) from err
-        raise typer.Exit(_fail(f"{_words(err.message)} Nothing was imported.")) from err
+            failed = _fail(err.message)
+        else:
+            failed = _fail(f"{_words(err.message)} Nothing was imported.")
+        for where, problem in err.problems:  # each text or seat that breaks a rule
+            typer.echo(f"  {where}: {_words(problem)}", err=True)
+        raise typer.Exit(failed) from err
     typer.echo(f"Imported game {imported.game_id}; join code {imported.join_code}.")
     settings = get_settings()
     screens = links(uuid.UUID(imported.game_id), imported.join_code, imported.gm_token or "")
@@ -144,6 +153,35 @@ def import_cmd(
     if imported.freed:
         seats = "1 seat was" if imported.freed == 1 else f"{imported.freed} seats were"
         typer.echo(f"{seats} freed: their players join again with the code.")
+
+
+@cli.command("props-broker")
+def props_broker(
+    folder: Annotated[
+        pathlib.Path, typer.Argument(help="Where to write them (docker-compose.yml reads this).")
+    ] = pathlib.Path("deploy/broker"),
+    host: Annotated[
+        str, typer.Option(help="The broker's host as the server reaches it (compose: mqtt).")
+    ] = "mqtt",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The broker's port.")] = 1883,
+    renew: Annotated[
+        bool, typer.Option("--renew", help="New passwords: every board needs the new one.")
+    ] = False,
+) -> None:
+    """Write the props' broker's logins and rights (Mosquitto's password and ACL files), and the
+    server's broker address with its login. Run it again after an update: the logins stay."""
+    from app.props import broker
+
+    logins = None if renew else broker.read_logins(folder)
+    kept = logins is not None
+    logins = logins or broker.Logins.new()
+    broker.write_files(folder, logins, host, port)
+    typer.echo(f"Wrote {broker.PASSWORDS} and {broker.ACL} for Mosquitto to {folder}/.")
+    typer.echo(f"The server's address is in {folder / broker.SERVER_ENV} (BRIDGECREW_MQTT_URL).")
+    typer.echo(
+        f"The boards log in as {broker.PROPS_USER} with the password in "
+        f"{folder / broker.PROPS_LOGIN}" + (" (as before)." if kept else ".")
+    )
 
 
 def _with_database(work: Any) -> Any:

@@ -8,9 +8,11 @@ compiled in memory the first time a language is asked for: no binary files in th
 Two gettext domains: `messages` (templates and the web layer's Python) and `engine` (the sentences
 the rules engine's message ids stand for), merged into one `Translations` per language.
 
-`en_XA` is a pseudo-language for tests, made on the fly from the English source: every letter
-accented and every text about 40 % longer, so a hard-coded English word stands out and a layout
-that only fits English shows.
+`en_XA` is a pseudo-language for tests and development, made on the fly from the English source:
+every letter accented and every text about 40 % longer, so a hard-coded English word stands out
+and a layout that only fits English shows. A device may ask for it (a link, its cookie, its
+browser) only on a server started with `BRIDGECREW_PSEUDO_LANGUAGE=1`; elsewhere the asking is
+ignored, and no cookie is set: a link cannot leave a phone in it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import contextlib
 import io
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -64,8 +66,15 @@ def supported(code: str | None) -> str | None:
     return base if base in LANGUAGES else None
 
 
-def from_accept_language(header: str | None) -> str | None:
-    """The best supported language of an Accept-Language header, by its q-values."""
+def chosen(code: str | None, *, pseudo: bool = False) -> str | None:
+    """The language a device may choose by this code: a supported one, the pseudo-language only
+    where it is allowed (`pseudo`, the `pseudo_language` setting)."""
+    found = supported(code)
+    return found if found != PSEUDO or pseudo else None
+
+
+def from_accept_language(header: str | None, *, pseudo: bool = False) -> str | None:
+    """The best language of an Accept-Language header a device may choose, by its q-values."""
     wanted: list[tuple[float, int, str]] = []
     for index, part in enumerate((header or "").split(",")[:20]):
         tag, _, params = part.strip().partition(";")
@@ -80,25 +89,33 @@ def from_accept_language(header: str | None) -> str | None:
         if tag and quality > 0:
             wanted.append((-quality, index, tag))
     for _, _, tag in sorted(wanted):
-        found = supported(tag)
+        found = chosen(tag, pseudo=pseudo)
         if found:
             return found
     return None
 
 
-def negotiate(cookie: str | None, accept_language: str | None) -> str:
+def negotiate(cookie: str | None, accept_language: str | None, *, pseudo: bool = False) -> str:
     """A device's language: its cookie, else its browser's languages, else English."""
-    return supported(cookie) or from_accept_language(accept_language) or SOURCE
+    return (
+        chosen(cookie, pseudo=pseudo)
+        or from_accept_language(accept_language, pseudo=pseudo)
+        or SOURCE
+    )
 
 
-def locale_of_scope(scope: Scope | None) -> str:
-    """The language of an HTTP request or websocket handshake (cookie, then Accept-Language)."""
+def locale_of_scope(scope: Scope | None, *, pseudo: bool = False) -> str:
+    """The language of an HTTP request or websocket handshake: as LanguageMiddleware chose it
+    for the app (`scope["state"]["locale"]`), else by its cookie, then Accept-Language."""
+    given = (scope or {}).get("state", {}).get("locale")
+    if isinstance(given, str):
+        return given
     headers = Headers(raw=list((scope or {}).get("headers") or ()))
     cookie = SimpleCookie()
     with contextlib.suppress(Exception):  # a malformed cookie header is simply no choice
         cookie.load(headers.get("cookie", ""))
-    chosen = cookie[COOKIE].value if COOKIE in cookie else None
-    return negotiate(chosen, headers.get("accept-language"))
+    kept = cookie[COOKIE].value if COOKIE in cookie else None
+    return negotiate(kept, headers.get("accept-language"), pseudo=pseudo)
 
 
 # --- Catalogues ------------------------------------------------------------------------------
@@ -314,28 +331,33 @@ def gettext(message: str) -> str:
 
 
 class LanguageMiddleware:
-    """Sets `requested` for each request and websocket. `?lang=de` on a page chooses a language
-    and remembers it in the cookie: the switchers are plain links, working without scripts."""
+    """Sets `requested` (and `scope["state"]["locale"]`) for each request and websocket. `?lang=de`
+    on a page chooses a language and remembers it in the cookie: the switchers are plain links,
+    working without scripts. The pseudo-language is chosen only where `pseudo()` allows it."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, pseudo: Callable[[], bool] = lambda: False) -> None:
         self.app = app
+        self.pseudo = pseudo
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        chosen = _query_choice(scope) if scope["type"] == "http" else None
-        locale = chosen or locale_of_scope(scope)
-        scope.setdefault("state", {})["locale"] = locale
+        pseudo = self.pseudo()
+        picked = _query_choice(scope, pseudo) if scope["type"] == "http" else None
+        state = scope.setdefault("state", {})
+        state.pop("locale", None)  # chosen here, not by whatever the scope arrived with
+        locale = picked or locale_of_scope(scope, pseudo=pseudo)
+        state["locale"] = locale
         token = requested.set(locale)
         try:
-            if chosen is None:
+            if picked is None:
                 await self.app(scope, receive, send)
                 return
 
             async def send_with_cookie(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    cookie = f"{COOKIE}={chosen}; Path=/; Max-Age={COOKIE_SECONDS}; SameSite=Lax"
+                    cookie = f"{COOKIE}={picked}; Path=/; Max-Age={COOKIE_SECONDS}; SameSite=Lax"
                     message["headers"] = [
                         *message.get("headers", []),
                         (b"set-cookie", cookie.encode()),
@@ -347,12 +369,12 @@ class LanguageMiddleware:
             requested.reset(token)
 
 
-def _query_choice(scope: Scope) -> str | None:
+def _query_choice(scope: Scope, pseudo: bool) -> str | None:
     query = scope.get("query_string", b"").decode("latin-1")
     for pair in query.split("&"):
         name, _, value = pair.partition("=")
         if name == "lang":
-            return supported(value)
+            return chosen(value, pseudo=pseudo)
     return None
 
 

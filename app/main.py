@@ -19,6 +19,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.i18n import LanguageMiddleware
+from app.nesting import NESTING_MAX
 from app.props import PropsBridge
 from app.service.commands import on_commit
 from app.service.library import library_content
@@ -54,7 +55,8 @@ endpoint.
 
 **Limits** (as shipped; the server's settings may change them). Bodies up to
 {SHIPPED.max_body_bytes // 1024} KiB (413 `TOO_LARGE`), arriving within
-{SHIPPED.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`). Per seat or GM token,
+{SHIPPED.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`), JSON nested at most {NESTING_MAX} levels
+(400 `TOO_DEEP`). Per seat or GM token,
 {SHIPPED.command_rate:g} commands a second with bursts of {SHIPPED.command_burst}; per address
 for everything else (no token, a token that opens nothing here, creating games and joining them)
 {SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst} (429
@@ -105,7 +107,7 @@ def create_app(
             await library_content(session_factory)
         props = None
         if chosen.mqtt_url:
-            props = PropsBridge(session_factory, chosen.mqtt_url)
+            props = PropsBridge(session_factory, chosen)
             await props.start()
             # Replaces the hook the hub set: commits now reach the hub first, then the props.
             on_commit(session_factory, props.after(hub.committed))
@@ -136,7 +138,7 @@ def create_app(
     # for hardly fewer bytes.
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     # Outermost: every answer, refusals included, in the device's language (app/i18n.py).
-    app.add_middleware(LanguageMiddleware)
+    app.add_middleware(LanguageMiddleware, pseudo=lambda: current_settings().pseudo_language)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(api.health)

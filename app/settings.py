@@ -82,9 +82,16 @@ class Settings(BaseSettings):
     # below this.
     join_miss_rate: float = 0.2
     join_miss_burst: int = 30
+    # The pseudo-language en_XA (app/i18n.py), for tests and development: a link (?lang=en_XA),
+    # a cookie or a browser may choose it only where this is on. Off, the asking is ignored.
+    pseudo_language: bool = False
     # An MQTT broker for the room's props (lights, sirens, buttons; docs/props.md), as
     # mqtt://[user:password@]host[:port] or mqtts:// for TLS. Unset: nothing is published.
     mqtt_url: str | None = Field(default=None, repr=False)
+    # Props' presses per game: one every two seconds, three at once after a pause. A button
+    # pressed faster (or a board gone wrong) fires no more cues; the others are dropped.
+    props_press_rate: float = Field(default=0.5, gt=0)
+    props_press_burst: int = Field(default=3, ge=1)
 
     @field_validator("database_url")
     @classmethod

@@ -41,6 +41,7 @@ from app.db.session import create_engine, create_session_factory
 from app.props import PropsBridge
 from app.rules import Actor
 from app.service.commands import on_commit
+from app.settings import Settings
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 SETUPS = ("no broker", "live broker", "dead broker")
@@ -86,8 +87,10 @@ async def measure(url: str, folder: Path, commands: int) -> dict[str, list[float
     try:
         sessions = create_session_factory(engine)
         bridges = {
-            "live broker": PropsBridge(sessions, f"mqtt://127.0.0.1:{live_port}"),
-            "dead broker": PropsBridge(sessions, f"mqtt://127.0.0.1:{dead_port}"),
+            setup: PropsBridge(
+                sessions, Settings(data_dir=folder, mqtt_url=f"mqtt://127.0.0.1:{port}")
+            )
+            for setup, port in (("live broker", live_port), ("dead broker", dead_port))
         }
         for bridge in bridges.values():
             await bridge.start()

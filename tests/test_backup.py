@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from app.backup import FORMAT, FORMAT_VERSION, BackupError, check_export, export_game, import_game
 from app.content import load_catalogue
 from app.db.session import create_engine, create_session_factory
+from app.nesting import NESTING_MAX
 from app.rules import Actor, Command, RulesError, apply, new_game, rng
 from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
@@ -436,18 +437,119 @@ async def test_an_import_issues_a_fresh_gm_token_and_frees_the_files_seats(db_ur
     await engine.dispose()
 
 
-async def test_keep_tokens_keeps_the_gm_link_and_the_phones_seated(db_url: str) -> None:
-    engine, factory = await _factory(db_url)
+async def _seated_export(factory: Any) -> tuple[uuid.UUID, str, str, dict[str, Any]]:
+    """A skirmish with Ana at the Kestrel's pilot station, as exported, then gone from the
+    server: (its id, the GM's token, Ana's token, the export)."""
     game_id, _, gm_token = await create_game(factory, "skirmish")
     _, seat_token = await create_seat(factory, game_id, "kestrel", "pilot", "Ana")
     data = json.loads(json.dumps(await export_game(factory, str(game_id))))
     async with factory() as session, session.begin():
         await session.execute(text("DELETE FROM games"))
+    return game_id, gm_token, seat_token, data
+
+
+async def test_keep_tokens_keeps_the_gm_link_and_the_phones_seated(db_url: str) -> None:
+    engine, factory = await _factory(db_url)
+    game_id, gm_token, seat_token, data = await _seated_export(factory)
     imported = await import_game(factory, data, keep_tokens=True)
     assert imported.gm_token is None and imported.freed == 0
     assert await is_gm_token(factory, game_id, gm_token)
     seat = await seat_by_token(factory, game_id, seat_token)
     assert seat is not None and (seat.ship, seat.station) == ("kestrel", "pilot")
+    await engine.dispose()
+
+
+async def test_every_text_is_held_to_the_name_and_text_rules_and_every_problem_is_named(
+    db_url: str,
+) -> None:
+    """Issue 40: the file's names meet the one name rule (a crew member's at most 40 characters,
+    a ship's 60, no control or bidi characters) and its other texts the content's text rules,
+    as the editor and the engine hold them; a file that breaks any is refused whole, naming
+    each place."""
+    engine, factory = await _factory(db_url)
+    good = await _played_export(factory)
+    await import_game(factory, copy.deepcopy(good))  # as exported, it imports
+    async with factory() as session, session.begin():
+        await session.execute(text("DELETE FROM games"))
+    data = copy.deepcopy(good)
+    data["seats"][0]["name"] = "\u202e" + "A" * 5_000  # the right-to-left override, and long
+    data["seats"][1]["name"] = "Pilot\x07"
+    _ship(data)["name"] = "Kestrel \u200b"  # a zero-width space: two names that look alike
+    crew = _ship(data)["stations"]["weapons"]["crew"]
+    crew["name"] = "\u202eEvil"
+    data["events"][-1]["data"]["planted"] = "\x1b[2J" + "x" * 600  # a terminal escape, too long
+    with pytest.raises(BackupError) as refused:
+        await import_game(factory, data, keep_tokens=True)
+    assert refused.value.code == "RULES_BROKEN"
+    assert refused.value.message == (
+        "The export breaks the rules for texts or seats (6 problems); nothing was imported."
+    )
+    event = f"events [{len(data['events']) - 1}].data.planted"
+    assert [(where, say(problem)) for where, problem in refused.value.problems] == [
+        ("seats [0].name", "A name is 1 to 40 characters."),
+        ("seats [1].name", f"{INVISIBLE} (this one has U+0007); type it again."),
+        ("game state ships.kestrel.name", f"{INVISIBLE} (this one has U+200B); type it again."),
+        (
+            "game state ships.kestrel.stations.weapons.crew.name",
+            f"{INVISIBLE} (this one has U+202E); type it again.",
+        ),
+        (event, "is 604 characters; at most 500"),
+        (event, "holds the control character U+001B"),
+    ]
+    assert await _games(factory) == 0
+    await engine.dispose()
+
+
+INVISIBLE = "A name may not contain invisible or control characters"
+
+
+async def test_m_seats_1_a_file_that_seats_a_player_aboard_an_npc_ship_is_refused(
+    db_url: str,
+) -> None:
+    """Issue 40: players sit only on players' ships, whoever asks; a file's seat aboard the
+    enemy's ship would open its station and order for it with --keep-tokens."""
+    engine, factory = await _factory(db_url)
+    *_, data = await _seated_export(factory)
+    stations = data["game"]["state"]["ships"]["rustjaw"]["stations"]
+    stations["weapons"]["crew"] = _ship(data)["stations"]["pilot"]["crew"]
+    _ship(data)["stations"]["pilot"]["crew"] = None
+    data["seats"][0].update(ship="rustjaw", station="weapons")
+    for keep_tokens in (True, False):
+        with pytest.raises(BackupError) as refused:
+            await import_game(factory, copy.deepcopy(data), keep_tokens=keep_tokens)
+        assert refused.value.code == "RULES_BROKEN"
+        said = {where: say(problem) for where, problem in refused.value.problems}
+        assert said == {
+            "seats [0]": "Rustjaw is crewed by the GM: players sit only on their own ships.",
+            "game state ships.rustjaw.stations.weapons.crew": (
+                "Rustjaw is crewed by the GM: players sit only on their own ships."
+            ),
+        }
+    assert await _games(factory) == 0
+    await engine.dispose()
+
+
+async def test_a_file_nested_deeper_than_any_game_is_refused_before_it_is_read(
+    db_url: str,
+) -> None:
+    """Issue 40: the engine, the checks and the database's JSON all recurse; a file is refused
+    past NESTING_MAX levels (a game nests about a dozen) before any of them reads it."""
+    engine, factory = await _factory(db_url)
+    good = await _played_export(factory)
+    for levels in (NESTING_MAX, 5_000):
+        data = copy.deepcopy(good)
+        planted: list[Any] = []
+        data["events"][-1]["data"]["planted"] = planted
+        for _ in range(levels):
+            planted.append([])
+            planted = planted[0]
+        with pytest.raises(BackupError) as refused:
+            await import_game(factory, data, keep_tokens=True)
+        assert refused.value.code == "TOO_DEEP"
+        assert refused.value.message == (
+            f"The export nests more than {NESTING_MAX} levels deep; nothing was imported."
+        )
+    assert await _games(factory) == 0
     await engine.dispose()
 
 

@@ -159,3 +159,36 @@ def test_a_bad_file_is_refused_with_a_sentence_not_a_traceback(
     result = runner.invoke(cli, ["import", str(file)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "error: The export has no 'game' section." in result.output
+
+
+def test_a_file_too_deep_is_refused_with_a_sentence_not_the_parsers_traceback(
+    server_env: None, tmp_path: Path
+) -> None:
+    """Issue 40: JSON 15,000 deep exhausts the parser's stack; the answer is still a sentence."""
+    file = tmp_path / "game.json"
+    file.write_text('{"format": "bridgecrew-game", "game": ' + "[" * 15_000 + "]" * 15_000 + "}")
+    deep = CliRunner().invoke(cli, ["import", str(file)])
+    assert deep.exit_code == 1 and isinstance(deep.exception, SystemExit), deep.exception
+    assert f"error: {file} nests more than 32 levels deep: nothing was imported." in deep.output
+
+
+def test_a_file_breaking_the_name_rule_is_refused_with_every_place_named(
+    server_env: None, tmp_path: Path
+) -> None:
+    """Issue 40: a 5,000-character name with a right-to-left override, a control character in a
+    ship's name: each named on its own line, nothing imported."""
+    runner = CliRunner()
+    file = tmp_path / "game.json"
+    data = _exported_demo(tmp_path)
+    data["seats"][0]["name"] = "\u202e" + "A" * 5_000
+    data["game"]["state"]["ships"]["kestrel"]["name"] = "Kestrel\x07"
+    file.write_text(json.dumps(data))
+    refused = runner.invoke(cli, ["import", "--keep-tokens", str(file)])
+    assert refused.exit_code == 1 and isinstance(refused.exception, SystemExit)
+    lines = refused.output.splitlines()
+    assert lines == [
+        "error: The export breaks the rules for texts or seats (2 problems); nothing was imported.",
+        "  seats [0].name: A name is 1 to 40 characters.",
+        "  game state ships.kestrel.name: A name may not contain invisible or control characters "
+        "(this one has U+0007); type it again.",
+    ]

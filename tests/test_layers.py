@@ -18,11 +18,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # The players' languages sit with the content: scenario files carry their translations.
     (
         "app.settings",
+        "app.pace",
         "app.network",
         "app.content",
         "app.i18n",
         "app.i18n_content",
         "app.i18n_words",
+        "app.nesting",
     ),
     ("app.db",),
     ("app.service",),
@@ -264,3 +266,112 @@ def test_the_rules_core_names_no_switchable_module() -> None:
         if _within(imported, "app.rules.modules") and imported != "app.rules.modules"
     )
     assert outside == []
+
+
+def _module_words() -> dict[str, set[str]]:
+    """What the switchable modules bring, from what they registered: their command types, their
+    actions, the keys they keep in the state, and their events and counts in the report."""
+    from app.rules.core.hooks import HOOKS  # importing app.rules plugs the modules in
+
+    return {
+        "command": {cls.__name__ for cls in HOOKS.commands},
+        "action": set(HOOKS.order_checks),
+        "state key": HOOKS.own_keys(),
+        "report line": {*HOOKS.report_counts, *HOOKS.report_counts.values(), *HOOKS.report_attacks},
+    }
+
+
+def _text(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _keys(node: ast.AST) -> list[str | None]:
+    """The strings this node uses as keys: `x["k"]`, `x.get("k")` (pop, setdefault), `"k" in x`,
+    `{"k": ...}`."""
+    if isinstance(node, ast.Subscript):
+        return [_text(node.slice)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        return [_text(node.args[0])] if node.func.attr in ("get", "pop", "setdefault") else []
+    if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In | ast.NotIn):
+        return [_text(node.left)]
+    if isinstance(node, ast.Dict):
+        return [_text(key) for key in node.keys]
+    return []
+
+
+def _words_named(module: str, tree: ast.AST, words: dict[str, set[str]]) -> list[str]:
+    """Where this source names a module's command type (as a string or a name), action or state
+    key, or asks whether a module is on (`... in state["modules"]`)."""
+    found = []
+    for node in ast.walk(tree):
+        named: list[tuple[str, str | None]] = [("state key", key) for key in _keys(node)]
+        if isinstance(node, ast.Constant):
+            named += [(kind, _text(node)) for kind in ("command", "action", "report line")]
+        elif isinstance(node, ast.Name):
+            named.append(("command", node.id))
+        elif isinstance(node, ast.Attribute):
+            named.append(("command", node.attr))
+        elif isinstance(node, ast.alias):
+            named.append(("command", node.asname or node.name.rpartition(".")[2]))
+        found += [
+            f"{module} names the {kind} {name}" for kind, name in named if name in words[kind]
+        ]
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+            and isinstance(node.comparators[0], ast.Subscript)
+            and _text(node.comparators[0].slice) == "modules"
+        ):
+            found.append(f"{module} asks whether a module is on")
+    return sorted(set(found))
+
+
+def test_the_rules_core_and_content_name_no_modules_command_action_or_state() -> None:
+    """The core runs with no module at all: a module's commands, actions and state are its own,
+    and only it (through the hooks) names them."""
+    words = _module_words()
+    assert all(words.values())  # the modules are plugged in
+    named = [
+        found
+        for module, path in sorted(MODULES.items())
+        if _within(module, "app.rules.core") or _within(module, "app.rules.content")
+        for found in _words_named(module, ast.parse(path.read_text(encoding="utf-8")), words)
+    ]
+    assert named == []
+
+
+def test_the_module_word_check_sees_strings_names_imports_and_keys() -> None:
+    source = (
+        "from .commands import SetNpc\n"
+        'ALLOWS = {"FireCue"}\n'
+        "c.PlaceInZone\n"
+        'if action == "release": pass\n'
+        "release = 1\n"  # a name that is an action's id is not the action
+        'state = {"torpedoes": []}\n'
+        'ship["npc"]\n'
+        'state.get("cues")\n'
+        'state.setdefault("seat_moves", {})\n'
+        '"grapples" in state\n'
+        'crew == "starmada"\n'  # a value, not a key
+        'if "seats" in state["modules"]: pass\n'
+        'COUNTS = {"TorpedoLaunched": 1}\n'
+    )
+    words = {
+        "command": {"SetNpc", "FireCue", "PlaceInZone"},
+        "action": {"release"},
+        "state key": {"torpedoes", "npc", "cues", "seat_moves", "grapples", "starmada"},
+        "report line": {"TorpedoLaunched"},
+    }
+    assert _words_named("app.rules.core.x", ast.parse(source), words) == [
+        "app.rules.core.x asks whether a module is on",
+        "app.rules.core.x names the action release",
+        "app.rules.core.x names the command FireCue",
+        "app.rules.core.x names the command PlaceInZone",
+        "app.rules.core.x names the command SetNpc",
+        "app.rules.core.x names the report line TorpedoLaunched",
+        "app.rules.core.x names the state key cues",
+        "app.rules.core.x names the state key grapples",
+        "app.rules.core.x names the state key npc",
+        "app.rules.core.x names the state key seat_moves",
+        "app.rules.core.x names the state key torpedoes",
+    ]

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -211,3 +212,29 @@ async def test_0007_stores_each_catalogue_as_json_with_its_keys_sorted(empty_db_
         "jsonb",
         {"zulu": {"b": 1, "a": 2}, "alpha": {"long_name": 1, "c": 3}},
     )
+
+
+async def test_0009_gives_each_game_a_props_code_of_its_own(empty_db_url: str) -> None:
+    """Props' topics are named by a random code the GM alone sees, not the join code: the
+    database draws one for each game, those made before and any row written later."""
+    await asyncio.to_thread(upgrade, empty_db_url, "0008")
+    await _sql(
+        empty_db_url,
+        "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash) VALUES"
+        " (gen_random_uuid(), 'AAAA', 'skirmish', '{}', '{}', 'h'),"
+        " (gen_random_uuid(), 'BBBB', 'skirmish', '{}', '{}', 'h')",
+    )
+    await asyncio.to_thread(upgrade, empty_db_url, "0009")
+    await _sql(  # a game written by hand gets one too
+        empty_db_url,
+        "INSERT INTO games (id, join_code, scenario, seed, state, gm_token_hash)"
+        " VALUES (gen_random_uuid(), 'CCCC', 'skirmish', '{}', '{}', 'h')",
+    )
+    codes = [row[0] for row in await _sql(empty_db_url, "SELECT props_code FROM games")]
+    assert len(set(codes)) == 3 and all(re.fullmatch("[0-9a-f]{32}", code) for code in codes)
+    await asyncio.to_thread(downgrade, empty_db_url, "0008")
+    assert await _sql(empty_db_url, "SELECT join_code FROM games ORDER BY 1") == [
+        ("AAAA",),
+        ("BBBB",),
+        ("CCCC",),
+    ]

@@ -43,6 +43,11 @@ class Base(DeclarativeBase):
     }
 
 
+# A game's props code as the database draws it: 122 random bits from its strong random source, in
+# 32 hex digits. Written as PostgreSQL gives it back, so Alembic's comparison sees the same default.
+PROPS_CODE = "replace((gen_random_uuid())::text, '-'::text, ''::text)"
+
+
 def _created_at() -> Mapped[datetime]:
     return mapped_column(server_default=func.now())
 
@@ -52,6 +57,10 @@ class Game(Base):
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     join_code: Mapped[str] = mapped_column(unique=True)  # short uppercase code, e.g. "K7QF"
+    # The game's level in the props' MQTT topics (docs/props.md), for the GM's eyes alone: the
+    # join code is on the projector for the whole room to read. Drawn for every row, however
+    # it is written.
+    props_code: Mapped[str] = mapped_column(unique=True, server_default=text(PROPS_CODE))
     scenario: Mapped[str]
     # The dice generator as the game began (app/rules/rng.py): replay starts from it. Secret.
     seed: Mapped[JSON]

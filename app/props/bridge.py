@@ -5,6 +5,8 @@ work's after-commit hook) on a bounded backlog that forgets its oldest entries w
 reads each noted version's public events and publishes them, in commit order, while the broker is
 up. A broker that is down or slow therefore costs the backlog's oldest news, never a command.
 Only the process that committed a version publishes it, so several workers never repeat an event.
+
+Props' presses come in on the same connection (app/props/inbound.py).
 """
 
 from __future__ import annotations
@@ -24,19 +26,22 @@ from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 import orjson
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 from sqlalchemy import select
 
 from app.db.models import Game
 from app.db.session import autocommit
-from app.rules import Actor, deadlines
-from app.service import ServiceError, events_after, game_by_join_code, game_info, run_command
+from app.rules import deadlines
+from app.service import ServiceError, events_after
 from app.service.commands import CommitHook, SessionFactory, State
+from app.settings import Settings
 
+from .inbound import Gate, Presses
 from .topics import (
-    INBOUND_CUES,
     PropMessage,
     event_messages,
-    inbound_cue,
+    inbound_subscription,
     phase_message,
     timer_message,
 )
@@ -47,10 +52,12 @@ BACKLOG = 500  # commits and timers noted while the broker is away; older ones a
 LAST_SECONDS = 10  # a timer's last seconds, when props hear of it
 PUBLISH_TIMEOUT_S = 5.0  # a broker that takes longer to acknowledge is taken for gone
 RETRY_S = 2.0
-INBOUND_QUEUE = 100
+# The largest packet the server takes from the broker (MQTT 5's Maximum Packet Size, which the
+# broker honours by not sending it bigger ones): a press's topic and payload fit many times over.
+PACKET_BYTES = 2048
 BATCH = 20  # commits of one game whose events are read together
 EVENTS_READ = 10_000  # enough for any BATCH commits' events
-GAMES_REMEMBERED = 10_000  # phases and join codes kept per game; past it, they are read again
+GAMES_REMEMBERED = 10_000  # phases kept per game; past it, each is sent again
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,17 +80,21 @@ class Broker:
             password=unquote(parts.password) if parts.password else None,
         )
 
-    def client(self, identifier: str) -> aiomqtt.Client:
+    def client(self, identifier: str, gate: Gate) -> aiomqtt.Client:
+        limits = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        limits.MaximumPacketSize = PACKET_BYTES
         return aiomqtt.Client(
             self.host,
             self.port,
             username=self.username,
             password=self.password,
             identifier=identifier,
+            protocol=aiomqtt.ProtocolVersion.V5,
+            properties=limits,
             tls_context=ssl.create_default_context() if self.tls else None,
             timeout=PUBLISH_TIMEOUT_S,
-            # Signals are taken one at a time; a flood beyond this is dropped, not kept.
-            max_queued_incoming_messages=INBOUND_QUEUE,
+            # Signals are taken one at a time; what the gate turns away never waits.
+            queue_type=gate.queue_type(),
         )
 
 
@@ -95,6 +106,7 @@ class Committed:
     version: int
     turn: int
     phase: str | None
+    players: frozenset[str]  # the ships of the players' side, whose hits sound as theirs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,16 +132,18 @@ class PropsBridge:
     told of each commit by the unit of work's hook (`after` puts it behind the hub's)."""
 
     def __init__(
-        self, session_factory: SessionFactory, url: str, *, backlog: int = BACKLOG
+        self, session_factory: SessionFactory, settings: Settings, *, backlog: int = BACKLOG
     ) -> None:
+        if settings.mqtt_url is None:
+            raise ValueError("the props' bridge needs a broker (BRIDGECREW_MQTT_URL)")
         self._session_factory = session_factory
-        self._broker = Broker.from_url(url)
+        self._broker = Broker.from_url(settings.mqtt_url)
         self._identifier = f"bridgecrew-{secrets.token_hex(6)}"
         self._backlog: collections.deque[Committed | TimerDue] = collections.deque(maxlen=backlog)
         self._noted = asyncio.Event()
         self._phases: dict[uuid.UUID, str] = {}
         self._timers: dict[uuid.UUID, Timer] = {}
-        self._join_codes: dict[uuid.UUID, str] = {}
+        self._presses = Presses(session_factory, settings)
         self._task: asyncio.Task[None] | None = None
         self.connected = False
         self.forgotten = 0  # notes the full backlog forgot: what the broker missed
@@ -169,7 +183,8 @@ class PropsBridge:
                 self._phases.clear()  # each game's phase is then sent once more, as at a restart
             changed = phase if self._phases.get(game_id) != phase else None
             self._phases[game_id] = phase
-            self._note(Committed(game_id, version, state["turn"], changed))
+            players = frozenset(s["id"] for s in state["ships"].values() if s["side"] == "players")
+            self._note(Committed(game_id, version, state["turn"], changed, players))
             self._watch_timer(game_id, version, state)
         except Exception:  # props must never look like a failed command
             log.exception("props: noting %s:%s failed", game_id, version)
@@ -212,13 +227,17 @@ class PropsBridge:
         reconnecting to its caller)."""
         while True:
             try:
-                async with self._broker.client(self._identifier) as client:
-                    await client.subscribe(INBOUND_CUES, qos=1)
+                async with self._broker.client(self._identifier, self._presses.gate) as client:
+                    try:
+                        await self._presses.know_games()
+                    except Exception:  # the database away: codes are then looked up as pressed
+                        log.warning("props: reading the games' props codes failed", exc_info=True)
+                    await client.subscribe(inbound_subscription(self._presses.group), qos=1)
                     self.connected = True
                     log.info("props: connected to %s:%s", self._broker.host, self._broker.port)
                     async with asyncio.TaskGroup() as group:
                         group.create_task(self._publish_forever(client))
-                        group.create_task(self._listen_forever(client))
+                        group.create_task(self._presses.listen_forever(client))
             except* aiomqtt.MqttError as failure:
                 if self.connected:
                     log.warning("props: lost the broker (%s)", failure.exceptions[0])
@@ -267,13 +286,13 @@ class PropsBridge:
 
     async def _messages(self, taken: list[Committed] | TimerDue) -> list[PropMessage]:
         if isinstance(taken, TimerDue):
-            code = await self._join_code(taken.game_id)
+            code = await self._presses.code_of(taken.game_id)
             if not await self._still_due(taken):
                 return []
             left = max(0, round(taken.at - time.time()))
             return [timer_message(code, taken.kind, taken.at, left)]
         game_id = taken[0].game_id
-        code = await self._join_code(game_id)
+        code = await self._presses.code_of(game_id)
         # The events as the projector may see them: nothing secret leaves through here.
         _, events = await events_after(
             self._session_factory, game_id, taken[0].version - 1, "display", limit=EVENTS_READ
@@ -283,7 +302,8 @@ class PropsBridge:
             by_version.setdefault(event["version"], []).append(event)
         messages = []
         for note in taken:
-            messages += event_messages(code, note.version, by_version.get(note.version, []))
+            events = by_version.get(note.version, [])
+            messages += event_messages(code, note.version, events, note.players)
             if note.phase is not None:
                 messages.append(phase_message(code, note.version, note.turn, note.phase))
         return messages
@@ -307,42 +327,3 @@ class PropsBridge:
             due.kind,
             due.set_at,
         )
-
-    async def _join_code(self, game_id: uuid.UUID) -> str:
-        code = self._join_codes.get(game_id)
-        if code is None:
-            code = (await game_info(self._session_factory, game_id)).join_code
-            if len(self._join_codes) > GAMES_REMEMBERED:
-                self._join_codes.clear()
-            self._join_codes[game_id] = code
-        return code
-
-    # --- Listening: a prop's signal fires a cue -------------------------------------------------
-
-    async def _listen_forever(self, client: aiomqtt.Client) -> None:
-        async for message in client.messages:
-            found = inbound_cue(message.topic.value)
-            if found is None:
-                continue
-            try:
-                await self.fire_cue(*found)
-            except Exception:  # the database away, say: the next signal may fare better
-                log.warning("props: firing cue %r failed", found[1], exc_info=True)
-
-    async def fire_cue(self, join_code: str, cue: str) -> None:
-        """The cue fired as the GM's button fires it: one command, through the unit of work."""
-        game = await game_by_join_code(self._session_factory, join_code)
-        if game is None:
-            log.warning("props: a cue for %r, which is no game's join code", join_code)
-            return
-        command: dict[str, Any] = {"type": "FireCue", "cue": cue}
-        try:
-            await run_command(
-                self._session_factory,
-                game.id,
-                command,
-                Actor.gm(),
-                command_id=f"prop:{uuid.uuid4().hex}",
-            )
-        except ServiceError as refused:
-            log.warning("props: cue %r of game %s refused: %s", cue, join_code, refused.code)

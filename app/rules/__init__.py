@@ -5,12 +5,13 @@ The core (core/) runs the game; the switchable modules (modules/) plug into its 
 reads and checks scenario files.
 """
 
+from . import commands
 from . import modules as modules  # plugs the switchable modules into the core's hooks
-from .core import commands, rng
+from .core import rng
 from .core.commands import COMMANDS, Actor, Command, parse_command
 from .core.engine import apply
 from .core.errors import RulesError
-from .core.state import new_game
+from .core.opening import new_game
 from .core.timing import deadlines
 from .core.views import display_view, event_view, gm_view, shared_view, station_view
 

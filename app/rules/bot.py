@@ -22,7 +22,7 @@ from .core.commands import (
 )
 from .core.engine import apply
 from .core.errors import RulesError
-from .core.hooks import HOOKS, can_fire
+from .core.hooks import HOOKS
 from .core.phases import ACTIONS, actions_for
 from .core.state import (
     State,
@@ -60,8 +60,7 @@ def propose(
         if action == "manoeuvre":
             reach = params.get("value") or sum(card_of(state, c)["value"] for c in params["cards"])
             if "zone" in ship:
-                picked = [pick(state, ship, reach, rng) for pick in HOOKS.pick_zone]
-                params["zone"] = next((zone for zone in picked if zone), None)
+                params["zone"] = HOOKS.pick_zone(state, ship, reach, rng)
                 if params["zone"] is None:
                     continue
             else:
@@ -95,7 +94,7 @@ def _params(
             for w in ship["weapons"]
             if band is not None
             and band_index(w["max_range"]) >= band_index(band.id)
-            and can_fire(state, w)
+            and HOOKS.can_fire(state, w)
         ]
         if not reaching:
             return None

@@ -74,12 +74,12 @@ def on_commit(session_factory: SessionFactory, hook: CommitHook | None) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class CommandResult:
-    """What one applied command produced. `events` are raw (secrets included): show them to a
-    viewer only through `visible_events`."""
+    """What one applied command produced: the version it made and its events, raw (secrets
+    included: show them to a viewer only through `visible_events`). No state: a retry's answer
+    is its first version's, and only the game's newest state is kept."""
 
     version: int
     events: list[dict[str, Any]]
-    state: State = dataclasses.field(repr=False)
 
     def visible_events(self, viewer: Viewer) -> list[dict[str, Any]]:
         shown = (event_view(event, viewer) for event in self.events)
@@ -135,7 +135,7 @@ async def locked(
                 _tell(hook, key, None, None)
             raise
         if written and hook is not None:
-            _tell(hook, key, game.version, None if game.refused else game.state)
+            _tell(hook, key, game.version, game.state)
 
 
 def _tell(hook: CommitHook, game_id: uuid.UUID, version: int | None, state: State | None) -> None:
@@ -182,8 +182,9 @@ _WRITE = text(
 
 @dataclasses.dataclass
 class LockedGame:
-    """A game locked for this transaction: its version and canonical state, and after each
-    command applied."""
+    """A game locked for this transaction: its version and the canonical state at that version,
+    after each command applied. The engine changes `state` in place; a refused command's changes
+    are dropped at once (`_read_again`), so `state` is never one the version does not name."""
 
     session: AsyncSession  # for the caller's own rows (a seat's), committed with the game
     db: AsyncConnection  # the session's connection: this module's statements need no ORM
@@ -191,7 +192,7 @@ class LockedGame:
     version: int
     state: State
     deadline: Deadline
-    refused: bool = False  # a command was refused: `state` may be half-changed by the engine
+    refused: bool = False  # a command was refused: the transaction takes no other
     read_version: int = -1
 
     def __post_init__(self) -> None:
@@ -219,13 +220,17 @@ class LockedGame:
             raise RuntimeError("a command was refused in this transaction: let it roll back")
         now = time.time() if now is None else now
         sender = sender_of(actor)
+        applying = False
         try:
             check_version(self.version, expected_version)
             command = parse_command(command_data, actor, now)
             # The state was decoded for this transaction alone, so the engine changes it in place.
+            applying = True
             state, events = apply(self.state, command, owned=True)
         except (RulesError, ServiceError) as error:
             self.refused = True
+            if applying:
+                await self._read_again()
             # A retry carries the version it was first sent at, or is refused for finding its
             # own effect: it gets its first answer.
             earlier = await self._earlier(command_data, actor, sender, command_id)
@@ -236,7 +241,8 @@ class LockedGame:
             raise ServiceError.from_rules(error) from error
         written = await self.write(state, events, command, actor, command_id, now)
         if written is None:  # this sender used this id before: nothing was written
-            self.refused = True  # the engine changed `state` for nothing
+            self.refused = True
+            await self._read_again()  # the engine changed `state` for nothing
             earlier = await self._earlier(command_data, actor, sender, command_id)
             if earlier is None:
                 raise RuntimeError(f"command id {command_id!r} neither written nor found")
@@ -284,7 +290,7 @@ class LockedGame:
         if written.first() is None:
             return None
         self.version, self.state, self.deadline = version, state, deadline
-        return CommandResult(version, events, state)
+        return CommandResult(version, events)
 
     async def _earlier(
         self, command_data: dict[str, Any], actor: Actor, sender: str, command_id: str
@@ -307,7 +313,13 @@ class LockedGame:
         if not same:
             raise ServiceError("COMMAND_ID_REUSED", message("command_id_reused"))
         events = await self.db.scalar(_EVENTS, {"id": self.game_id, "version": earlier.version})
-        return CommandResult(earlier.version, orjson.loads(events or "[]"), self.state)
+        return CommandResult(earlier.version, orjson.loads(events or "[]"))
+
+    async def _read_again(self) -> None:
+        """`state` as the row this transaction holds locked has it (with its own writes): what
+        the engine changed in place for a refused command is gone."""
+        row = (await self.db.execute(_READ, {"id": self.game_id})).one()
+        self.state = decode(row.state, row.cards)
 
 
 async def load_state(

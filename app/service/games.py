@@ -33,6 +33,7 @@ class GameInfo:
     join_code: str
     scenario: str
     version: int
+    props_code: str  # the GM's alone, like the GM token: props' topics are named by it
 
 
 async def create_game(
@@ -120,7 +121,7 @@ async def game_by_join_code(session_factory: SessionFactory, join_code: str) -> 
 async def _game_where(
     session_factory: SessionFactory, condition: ColumnElement[bool]
 ) -> GameInfo | None:
-    columns = select(Game.id, Game.join_code, Game.scenario, Game.version)
+    columns = select(Game.id, Game.join_code, Game.scenario, Game.version, Game.props_code)
     async with autocommit(session_factory) as session:
         row = (await session.execute(columns.where(condition))).one_or_none()
     return GameInfo(*row) if row else None

@@ -37,6 +37,7 @@ from app.rules.content import (
 )
 from app.rules.core import rng
 from app.rules.core.messages import message
+from app.rules.core.names import name_problem
 
 from .commands import SessionFactory
 from .errors import ServiceError
@@ -52,8 +53,6 @@ CARDS_MAX = 100  # cards of one deck or one character's Skill deck, copies count
 NAME_MAX = 60  # characters of any name
 TEXT_MAX = 500  # characters of any other text (a description, an effect, a blurb)
 CHANGES_LISTED = 20  # fields a version's "what changed" names before it says "and N more"
-# Joiners stay: emoji sequences and several scripts need them between visible letters.
-_JOINERS = frozenset("\u200c\u200d")
 # One transaction at a time changes the library: each checks the library as the next will see it.
 _LIBRARY_LOCK = 330_033
 
@@ -93,7 +92,7 @@ class VersionInfo:
 
 def text_problems(data: Any, source: str, where: str = "") -> Iterator[ContentError]:
     """Every string of the item against the text rules: names one line of visible text (the
-    name rule of app/web/fields.py: no control or invisible format characters), other text
+    name rule of app/rules/core/names.py: no control or invisible format characters), other text
     without control characters but tabs and line breaks, each within its length cap."""
     if isinstance(data, Mapping):
         for key, value in data.items():
@@ -116,16 +115,19 @@ def text_problems(data: Any, source: str, where: str = "") -> Iterator[ContentEr
                 break
 
 
+# The content checks' words for the name rule's messages (app/rules/core/names.py).
+_NAME_WORDS = {
+    "name_length": "a name is at least 1 and at most {most} characters",
+    "name_invisible": "a name may not hold invisible or control characters ({char})",
+    "name_not_visible": "a name needs at least one visible character",
+}
+
+
 def _name_problems(name: str, source: str, at: str) -> Iterator[ContentError]:
-    if len(name.strip()) > NAME_MAX:
-        yield ContentError(source, at, f"a name is at most {NAME_MAX} characters")
-    for char in name:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS):
-            yield ContentError(
-                source, at, f"a name may not hold invisible or control characters ({_code(char)})"
-            )
-            return
+    """The one name rule, the join form's and the engine's, for a name in the library."""
+    problem = name_problem(name, NAME_MAX)
+    if problem is not None:
+        yield ContentError(source, at, _NAME_WORDS[problem["msg"]].format(**problem))
 
 
 def _code(char: str) -> str:

@@ -16,8 +16,11 @@ from typing import Any
 import tomli_w
 
 from app.content import FOLDERS
+from app.nesting import TooDeep, loads_toml
 from app.rules.content import ContentError
+from app.rules.core.messages import message
 
+from .errors import ServiceError
 from .library import ITEM_BYTES_MAX, ITEMS_MAX, Change, ContentProblems, Data
 
 FILES_MAX = 4 * ITEMS_MAX  # in one import
@@ -124,14 +127,19 @@ def read_files(uploads: list[tuple[str, bytes]]) -> list[Change]:
 
 
 def _read(name: str, body: bytes) -> tuple[str, Data]:
+    """The file's kind and data. A file nested deeper than any item refuses the whole import
+    (TOO_DEEP): nothing can be said about its fields."""
     if len(body) > ITEM_BYTES_MAX:
         raise ContentError(name, "(whole)", f"is over {ITEM_BYTES_MAX // 1024} KiB")
     try:
-        data = tomllib.loads(body.decode("utf-8"))
+        data = loads_toml(body.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ContentError(name, "(syntax)", f"not UTF-8 text: {error}") from error
     except tomllib.TOMLDecodeError as error:
         raise ContentError(name, "(syntax)", str(error)) from error
+    except TooDeep as error:
+        deep = message("file_too_deep", file=name[:120], most=error.most)
+        raise ServiceError("TOO_DEEP", deep) from None
     return _kind_of(name, data), data
 
 

@@ -21,13 +21,14 @@ from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
 from app.service.library import game_catalogue
+from app.web.errors import NestingRoute
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
 from app.web.reading import off_loop, read_view
 from app.web.security import check_command_scope
 from app.web.words import request_words, say, with_text
 
-from .screen import ApiCaller, GameId, SessionFactoryDep, unauthenticated
+from .deps import ApiCaller, GameId, Nobody, Seated, SessionFactoryDep, unauthenticated
 
 MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 
@@ -61,7 +62,7 @@ class PlainText(BaseModel):
         return self
 
 
-router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
+router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS, route_class=NestingRoute)
 health = APIRouter(tags=["health"])
 
 
@@ -271,9 +272,9 @@ async def free_seat(
     game_id: GameId, seat_id: str, caller: ApiCaller, session_factory: SessionFactoryDep
 ) -> VersionOut:
     """Free a seat: the GM for any seat, a seat for itself. Its token stops working."""
-    if caller.role == "display":
+    if isinstance(caller, Nobody):
         raise unauthenticated()
-    if caller.role == "seat" and (caller.seat is None or str(caller.seat.id) != seat_id):
+    if isinstance(caller, Seated) and str(caller.seat.id) != seat_id:
         raise service.ServiceError("NOT_YOUR_SEAT", message("not_your_seat"))
     version = await service.revoke_seat(session_factory, game_id, seat_id)
     return VersionOut(version=version)
@@ -305,7 +306,7 @@ async def post_command(
     session_factory: SessionFactoryDep,
 ) -> CommandApplied:
     data = body.model_dump(exclude={"command_id", "expected_version"})
-    if caller.role == "seat" and caller.seat is not None:
+    if isinstance(caller, Seated):
         check_command_scope(data, game_id, caller.seat.ship, caller.seat.station)
     result = await service.run_command(
         session_factory,

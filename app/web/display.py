@@ -8,8 +8,9 @@ from fastapi.responses import HTMLResponse, Response
 from app.service import ServiceError, game_info
 from app.service.commands import game_key
 
+from .deps import GameId, SessionFactoryDep
 from .join import join_qr
-from .screen import GameId, SessionFactoryDep, error_page, panels, screen_page
+from .screen import error_page, panels, screen_page
 
 router = APIRouter(tags=["display"])
 

@@ -9,10 +9,9 @@ organiser gives the editor (a cookie too); the key says only that they may.
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request, UploadFile
+from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
@@ -50,34 +49,28 @@ from app.service.library import (
 )
 from app.service.library_files import file_name, read_files, scenario_files, to_toml, zipped
 
+from .deps import (
+    EDITOR_NAME_COOKIE,
+    ORGANISER_COOKIE,
+    CsrfChecked,
+    OrganiserOnly,
+    SessionFactoryDep,
+    csrf_token,
+    organiser_caller,
+    organiser_key_matches,
+    set_cookie,
+)
 from .editor_form import Data, apply_action, blank, data_from_form, loose
 from .fields import checked_name, whole_number
 from .render import render_template
-from .screen import CsrfChecked, SessionFactoryDep, csrf_token, error_page, page, set_cookie
+from .screen import error_page, page
 
 router = APIRouter(tags=["editor"])
-
-KEY_COOKIE = "bc_organiser"
-NAME_COOKIE = "bc_editor_name"
-
-
-def _key_matches(request: Request, key: str) -> bool:
-    wanted = request.app.state.settings.organiser_key
-    return bool(key) and hmac.compare_digest(key.encode(), wanted.encode())
-
-
-async def organiser_only(request: Request) -> None:
-    """The organiser key's cookie, or a refusal (a page: people open these URLs)."""
-    if not _key_matches(request, request.cookies.get(KEY_COOKIE, "")):
-        raise ServiceError("ORGANISER_ONLY", message("organiser_key_needed"), 403)
-
-
-OrganiserOnly = Annotated[None, Depends(organiser_only)]
 
 
 def author(request: Request) -> str:
     """Who saves: the name this browser gave the editor, else 'organiser'."""
-    return request.cookies.get(NAME_COOKIE, "") or "organiser"
+    return request.cookies.get(EDITOR_NAME_COOKIE, "") or "organiser"
 
 
 def refused(request: Request, error: ServiceError) -> HTMLResponse:
@@ -95,15 +88,15 @@ async def home(
 ) -> Response:
     if organiser_token is not None:
         # The printed link: keep the key in a cookie and off the address bar.
-        if not _key_matches(request, organiser_token):
+        if not organiser_key_matches(request, organiser_token):
             return refused(
                 request, ServiceError("ORGANISER_ONLY", message("organiser_key_wrong"), 403)
             )
         response = RedirectResponse("/editor", status_code=303)
-        set_cookie(response, KEY_COOKIE, organiser_token)
+        set_cookie(response, ORGANISER_COOKIE, organiser_token)
         return response
     try:
-        await organiser_only(request)
+        await organiser_caller(request)
     except ServiceError as error:
         return refused(request, error)
     return await home_page(request, session_factory)
@@ -134,10 +127,10 @@ async def typed_key(
     request: Request, csrf: CsrfChecked, key: Annotated[str, Form()] = ""
 ) -> Response:
     """The key typed in, for an organiser who has it but not the printed link."""
-    if not _key_matches(request, key.strip()):
+    if not organiser_key_matches(request, key.strip()):
         return refused(request, ServiceError("ORGANISER_ONLY", message("organiser_key_wrong"), 403))
     response = RedirectResponse("/editor", status_code=303)
-    set_cookie(response, KEY_COOKIE, key.strip())
+    set_cookie(response, ORGANISER_COOKIE, key.strip())
     return response
 
 
@@ -151,7 +144,7 @@ async def my_name(
     except ServiceError as error:
         return error_page(request, error)
     response = RedirectResponse("/editor", status_code=303)
-    set_cookie(response, NAME_COOKIE, chosen)
+    set_cookie(response, EDITOR_NAME_COOKIE, chosen)
     return response
 
 

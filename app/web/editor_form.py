@@ -10,15 +10,22 @@ content checks name fields (`stations[1].track.boxes`), with how to read it afte
 Anything else is text. An empty field is left out, so an optional one takes its default and a
 required one is named by the checks. Rows are added and removed by the form's own buttons
 (`add:<list>`, `remove:<list>[<n>]`), which change the data and show the form again.
+
+A form is refused (a ServiceError) when it nests deeper than any item can (NESTING_MAX, paths and
+`json` parts together) or names one field both as a value and as a group of fields (`name`
+beside `name.x`, `ships[0]` beside `ships.x`).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
+
+from app.nesting import NESTING_MAX, TooDeep, depth, loads_json
+from app.rules.core.messages import message
+from app.service import ServiceError
 
 Data = dict[str, Any]
 _STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
@@ -29,6 +36,10 @@ ROWS_MAX = 200  # rows a form may name in one list: beyond any cap of the conten
 
 def _steps(path: str) -> list[str | int]:
     return [name if name else int(index) for name, index in _STEP.findall(path)]
+
+
+def _too_deep() -> ServiceError:
+    return ServiceError("TOO_DEEP", message("request_too_deep", most=NESTING_MAX))
 
 
 def _value(kind: str, values: list[str]) -> Any:
@@ -44,7 +55,9 @@ def _value(kind: str, values: list[str]) -> Any:
         return [int(p) if re.fullmatch(r"-?\d{1,9}", p) else p for p in parts]
     if kind == "json":
         try:
-            return json.loads(last)
+            return loads_json(last)
+        except TooDeep:
+            raise _too_deep() from None
         except ValueError:
             return last
     return values[-1]
@@ -59,28 +72,51 @@ def data_from_form(pairs: Iterable[tuple[str, str]]) -> Data:
     root: Data = {}
     for key, values in grouped.items():
         path, _, kind = key.partition("|")
-        value = _value(kind, values)
         steps = _steps(path)
-        if value == "" or not steps or any(isinstance(s, int) and s >= ROWS_MAX for s in steps):
+        if len(steps) > NESTING_MAX:
+            raise _too_deep()
+        value = _value(kind, values)
+        if (
+            value == ""
+            or not steps
+            or isinstance(steps[0], int)  # a row of nothing: no field of an item
+            or any(isinstance(s, int) and s >= ROWS_MAX for s in steps)
+        ):
             continue
-        _put(root, steps, value)
+        if len(steps) + depth(value) > NESTING_MAX:
+            raise _too_deep()
+        _put(root, steps, value, path)
     compacted: Data = _compact(root)
     return compacted
 
 
-def _put(root: Any, steps: list[str | int], value: Any) -> None:
-    here = root
+class _Rows(dict[int, Any]):
+    """A list's rows as the form names them, by number: a removed row leaves a gap."""
+
+
+def _put(root: Data, steps: list[str | int], value: Any, path: str) -> None:
+    """The value at its path; a path through a value, or to a place another path has filled,
+    is a form no item can be."""
+    here: Any = root
     for step, following in itertools.pairwise(steps):
-        fresh: Any = {} if isinstance(following, str) else {"__rows__": True}
+        fresh: Any = _Rows() if isinstance(following, int) else {}
         here = here.setdefault(step, fresh)
+        if type(here) is not type(fresh):
+            raise _clash(path)
+    if steps[-1] in here:
+        raise _clash(path)
     here[steps[-1]] = value
 
 
+def _clash(path: str) -> ServiceError:
+    return ServiceError("BAD_FORM", message("form_field_clash", field=path[:80]))
+
+
 def _compact(node: Any) -> Any:
-    """Rows are gathered by number (a removed row leaves a gap) and become lists in order."""
+    """Rows become lists, in order."""
+    if isinstance(node, _Rows):
+        return [_compact(node[k]) for k in sorted(node)]
     if isinstance(node, dict):
-        if node.get("__rows__"):
-            return [_compact(node[k]) for k in sorted(k for k in node if isinstance(k, int))]
         return {k: _compact(v) for k, v in node.items()}
     return node
 
@@ -157,8 +193,7 @@ def apply_action(kind: str, data: Data, action: str) -> Data:
         rows = _at(data, path)
         if not isinstance(rows, list):
             rows = []
-            steps = _steps(path)
-            _put(data, steps, rows)
+            _put(data, _steps(path), rows, path)
         if len(rows) < ROWS_MAX:
             rows.append(_row(kind, path, data))
     elif verb == "remove" and (found := re.fullmatch(r"(.+)\[(\d+)\]", path)):

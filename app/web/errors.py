@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import gettext
+from app.nesting import TooDeep, loads_json
 from app.rules.core.messages import message
 from app.service import ServiceError
 from app.settings import Settings
@@ -82,12 +84,40 @@ def readable(exc: RequestValidationError) -> str | Mapping[str, Any]:
 
 
 class BodyRefused(HTTPException):
-    """A body too large or too slow, refused while FastAPI reads it: the refusal as a message
-    (`said`), for the reader's language; `detail` is its English."""
+    """A body too large, too slow or too deeply nested, refused while FastAPI reads it: the
+    refusal as a message (`said`), for the reader's language; `detail` is its English. `code`
+    is the status's unless given."""
 
-    def __init__(self, status: int, said: Mapping[str, Any], **headers: str) -> None:
+    def __init__(
+        self, status: int, said: Mapping[str, Any], code: str | None = None, **headers: str
+    ) -> None:
         super().__init__(status, say(said), headers or None)
         self.said = said
+        self.code = code
+
+
+class NestingRequest(Request):
+    """A request whose JSON body is read by `loads_json`: nested past NESTING_MAX it is refused
+    with TOO_DEEP before anything (pydantic, the routes) walks it."""
+
+    async def json(self) -> Any:
+        try:
+            return loads_json(await self.body())
+        except TooDeep as deep:
+            said = message("request_too_deep", most=deep.most)
+            raise BodyRefused(400, said, "TOO_DEEP") from None
+
+
+class NestingRoute(APIRoute):
+    """A route whose handler is given a `NestingRequest` (FastAPI's custom route classes)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def bounded(request: Request) -> Response:
+            return await handler(NestingRequest(request.scope, request.receive))
+
+        return bounded
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -108,6 +138,7 @@ def install_error_handlers(app: FastAPI) -> None:
         )
         if isinstance(exc, BodyRefused):
             said: str | Mapping[str, Any] = exc.said
+            code = exc.code or code
         else:
             said = exc.detail if isinstance(exc.detail, str) else message("request_refused")
         return refusal(request.scope, exc.status_code, code, said, **(exc.headers or {}))

@@ -13,9 +13,9 @@ from app.service import ServiceError, load_state
 from app.service.commands import game_key
 from app.service.evening import move_table_on, own_catalogue
 
-from .gm import GmOnly
+from .deps import CsrfChecked, GameId, GmCaller, SessionFactoryDep
 from .render import render_template
-from .screen import CsrfChecked, GameId, SessionFactoryDep, toast
+from .screen import toast
 
 router = APIRouter(tags=["gm"])
 
@@ -37,7 +37,7 @@ async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLRes
 
 @router.get("/gm/{game_id}/evening", response_class=HTMLResponse)
 async def evening_panel(
-    game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
 ) -> Response:
     return await _panel(session_factory, game_id)
 
@@ -47,7 +47,7 @@ async def next_battle(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
     scenario: Annotated[str, Form()],
     command_id: Annotated[str, Form()],

@@ -8,58 +8,58 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import random
 import secrets
 import types
 import typing
 import uuid
-from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import builtin_files
-from app.rules import COMMANDS, Actor
-from app.rules.bot import propose, stations_to_order
+from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
-from app.rules.modules.npc.tactic import npc_order
 from app.service import (
     ServiceError,
     create_game,
     free_seat,
     game_info,
     is_gm_token,
-    load_state,
-    run_command,
     seats_of,
 )
-from app.service.commands import SessionFactory, command_fields, game_key
+from app.service.commands import SessionFactory, game_key
 from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue
 from app.service.seats import free_address, seen_recently
 
+from .deps import (
+    CsrfChecked,
+    GameId,
+    Gm,
+    GmCaller,
+    SessionFactoryDep,
+    csrf_token,
+    gm_caller,
+    gm_cookie,
+    set_cookie,
+)
 from .fields import decimal_number, is_whole_number, whole_number
-from .join import join_qr
+from .join import join_qr, public_url
 from .reading import read_view
 from .render import render_template
 from .screen import (
-    CsrfChecked,
-    GameId,
-    SessionFactoryDep,
-    act,
-    csrf_token,
+    answer_command,
     error_page,
-    form_command,
-    gm_cookie,
+    form_command_id,
     page,
     panels,
-    screen_caller,
     screen_page,
-    set_cookie,
     toast,
 )
+from .templating import qr_svg
 
 router = APIRouter(tags=["gm"])
 
@@ -67,18 +67,7 @@ router = APIRouter(tags=["gm"])
 # field needs more than a million; a timestamp (ExpireDeadline's `at`) needs ten digits.
 GM_NUMBER_MAX = 1_000_000
 GM_DECIMAL_MAX = 1e12
-
-
-async def gm_only(request: Request, game_id: GameId, session_factory: SessionFactoryDep) -> None:
-    try:
-        caller = await screen_caller(request, game_id, session_factory, None)
-    except ServiceError:
-        caller = None
-    if caller is None or caller.role != "gm":
-        raise ServiceError("GM_ONLY", message("gm_link_needed"), 403)
-
-
-GmOnly = Annotated[None, Depends(gm_only)]
+NPC_SEEDS = 1_000_000  # a command's whole numbers go up to a million (parse_command)
 
 
 # --- Lobby: a new game ----------------------------------------------------------------------------
@@ -167,16 +156,28 @@ async def dashboard(
             response = RedirectResponse(f"/gm/{key}", status_code=303)
             set_cookie(response, gm_cookie(key), token)
             return response
-        await gm_only(request, key, session_factory)
+        await gm_caller(request, key)
         info = await game_info(session_factory, key)
     except ServiceError as error:
         return error_page(request, error)
     qr = join_qr(request, info.join_code)
-    return await screen_page(request, session_factory, "gm", key, "gm", **qr)
+    # Only a server with a broker has props to tell it to.
+    props_code = info.props_code if getattr(request.app.state, "props", None) else None
+    return await screen_page(request, session_factory, "gm", key, "gm", props_code=props_code, **qr)
+
+
+@router.get("/gm/{game_id}/link", response_class=HTMLResponse)
+async def gm_link(request: Request, game_id: GameId, gm: GmCaller, show: bool = False) -> Response:
+    """The dashboard's own GM link and its QR code, for another GM device (a co-GM's tablet), or
+    with `show` off the button that asks for them. The link is a secret: the page holds only the
+    button, and the link never goes into a cache, the server's or the browser's."""
+    link = public_url(request, f"/gm/{game_id}?{urlencode({'token': gm.token})}") if show else None
+    html = render_template("_gm_link.html", link=link, link_qr=qr_svg(link) if link else None)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
-async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly) -> Response:
+async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller) -> Response:
     return await panels(session_factory, "gm", game_id, "gm")
 
 
@@ -185,74 +186,41 @@ async def gm_command(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
 ) -> Response:
-    return await form_command(
-        request, session_factory, game_id, Actor.gm(), command_from_form, "gm"
-    )
+    form = await request.form()
+    try:
+        data = command_from_form(form)
+    except ServiceError as error:
+        return toast(error)
+    command_id = form_command_id(form, "gm")
+    return await answer_command(session_factory, game_id, data, gm.actor, command_id)
 
 
 @router.post("/gm/{game_id}/npc-pass", response_class=HTMLResponse)
 async def npc_pass(
-    request: Request,
-    game_id: GameId,
-    session_factory: SessionFactoryDep,
-    gm: GmOnly,
-    csrf: CsrfChecked,
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller, csrf: CsrfChecked
 ) -> Response:
     """One tap for the common case: every NPC station that has not been given an order passes."""
-    return await _order_waiting_npcs(
-        session_factory,
-        game_id,
-        lambda state, ship, station: {"type": "PassOrder", "ship": ship, "station": station},
-    )
+    return await _npc_orders(session_factory, game_id, gm, pass_all=True)
 
 
 @router.post("/gm/{game_id}/npc-auto", response_class=HTMLResponse)
 async def npc_auto(
-    request: Request,
-    game_id: GameId,
-    session_factory: SessionFactoryDep,
-    gm: GmOnly,
-    csrf: CsrfChecked,
+    game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller, csrf: CsrfChecked
 ) -> Response:
-    """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting. The
-    choice is the GM's, not the game's dice, so it uses its own generator."""
-    rng = random.Random()
-
-    def choose(state: dict[str, Any], ship: str, station: str) -> dict[str, Any]:
-        if "npc" in state["modules"]:  # M-NPC-2: the crew's tactic, rolled at the reveal
-            order = npc_order(state, ship, station)
-            if order is not None:
-                return command_fields(order)
-        return command_fields(propose(state, ship, station, rng, Actor.gm()))
-
-    return await _order_waiting_npcs(session_factory, game_id, choose)
+    """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting."""
+    return await _npc_orders(session_factory, game_id, gm, pass_all=False)
 
 
-async def _order_waiting_npcs(
-    session_factory: SessionFactory,
-    game_id: uuid.UUID,
-    choose: Callable[[dict[str, Any], str, str], dict[str, Any]],
+async def _npc_orders(
+    session_factory: SessionFactory, game_id: uuid.UUID, gm: Gm, *, pass_all: bool
 ) -> Response:
-    _, state = await load_state(session_factory, game_id)
-    waiting = [
-        (ship, station)
-        for ship, station, actor in stations_to_order(state)
-        if actor.is_gm and state["phase"] == "orders"
-    ]
-    for ship_id, station_id in waiting:
-        data = choose(state, ship_id, station_id)
-        command_id = secrets.token_hex(12)
-        answer = await act(
-            run_command(session_factory, game_id, data, Actor.gm(), command_id=command_id)
-        )
-        if answer.status_code == 409:
-            break  # the last order revealed the turn: the rest need no order any more
-        if answer.status_code >= 400:
-            return answer
-    return Response(status_code=204)
+    # One command (the npc module's GiveNpcOrders): its choices follow a seed of the GM's, not
+    # the game's dice, and the command keeps it, so a replay chooses the same.
+    data = {"type": "GiveNpcOrders", "pass_all": pass_all, "seed": secrets.randbelow(NPC_SEEDS)}
+    return await answer_command(session_factory, game_id, data, gm.actor, secrets.token_hex(12))
 
 
 # --- Seats ----------------------------------------------------------------------------------------
@@ -290,7 +258,7 @@ async def _seats_panel(
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)
 async def seats_panel(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmOnly
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
 ) -> Response:
     return HTMLResponse(await _seats_panel(session_factory, request, game_id))
 
@@ -300,7 +268,7 @@ async def free(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
     ship: Annotated[str, Form()],
     station: Annotated[str, Form()],
@@ -319,7 +287,7 @@ async def free_from_address(
     request: Request,
     game_id: GameId,
     session_factory: SessionFactoryDep,
-    gm: GmOnly,
+    gm: GmCaller,
     csrf: CsrfChecked,
     address: Annotated[str, Form(max_length=100)],
 ) -> Response:

@@ -27,39 +27,49 @@ from app.service import (
     load_state,
     phone_seat,
     phone_seat_tokens,
-    seat_by_token,
 )
 from app.service.games import JOIN_ALPHABET
 from app.settings import Settings, get_settings
 
+from .deps import (
+    PHONE_COOKIE,
+    CsrfChecked,
+    SessionFactoryDep,
+    csrf_token,
+    seat_cookie,
+    set_cookie,
+    station_seat,
+)
 from .errors import refusal
 from .fields import checked_name
 from .limits import JoinLookups, client_address
 from .render import render_template
-from .screen import CsrfChecked, SessionFactoryDep, csrf_token, page, seat_cookie, set_cookie
+from .screen import page
 from .templating import qr_svg
 
 router = APIRouter(tags=["join"])
 
 SEAT_COOKIE_AGE = 14 * 24 * 3600  # a weekend event with a rerun the next week
-# The phone's own secret, from which the seat tokens of its joins are derived (phone_seat_tokens),
-# so that a join whose answer was lost finds its seat again. Only ever in this httponly cookie:
-# never in a page, unlike the CSRF value every form and htmx header carries.
-PHONE_COOKIE = "bc_phone"
 
 
 def join_url(request: Request, code: str) -> str:
-    """What the QR code says: the public URL if set, else the address this request came in on,
-    unless that is loopback (the GM's own laptop), when it is the machine's LAN address."""
+    """What the join QR code says."""
+    return public_url(request, f"/join/{code}")
+
+
+def public_url(request: Request, path: str) -> str:
+    """A link to `path` as other devices reach this server: the public URL if set, else the
+    address this request came in on, unless that is loopback (the GM's own laptop), when it is
+    the machine's LAN address."""
     settings = get_settings()
     if settings.public_base_url:
-        return f"{settings.public_base_url}/join/{code}"
+        return f"{settings.public_base_url}{path}"
     host = request.url.hostname or "127.0.0.1"
     port = request.url.port
     if _is_loopback(host):
         host = lan_ip()
     netloc = f"{host}:{port}" if port else host
-    return f"{request.url.scheme}://{netloc}/join/{code}"
+    return f"{request.url.scheme}://{netloc}{path}"
 
 
 def _is_loopback(host: str) -> bool:
@@ -163,7 +173,7 @@ async def join_page(
             error=message("no_game_with_code", code=code.upper()),
         )
         return _with_phone_key(request, page(html, token, 404))
-    if await seat_by_token(session_factory, game.id, request.cookies.get(seat_cookie(game.id))):
+    if await station_seat(request, game.id) is not None:
         return RedirectResponse(f"/play/{game.id}", status_code=303)  # already seated here
     # Seated, but the answer that carried the seat's cookie never arrived: back to that seat.
     held = await phone_seat(session_factory, game.id, _phone_tokens(request, game.id))
@@ -200,8 +210,7 @@ async def join(
         # A phone crews one station of a game: one seated here goes back to its station. Its
         # own tokens make asking twice (a lost answer, a double tap, the browser sending the
         # form again) find the seat the first try made.
-        cookie = request.cookies.get(seat_cookie(game.id))
-        if await seat_by_token(session_factory, game.id, cookie) is not None:
+        if await station_seat(request, game.id) is not None:
             return RedirectResponse(f"/play/{game.id}", status_code=303)
         _seat_id, seat_token = await create_seat(
             session_factory,

@@ -9,18 +9,17 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
-import time
 from collections import Counter
 from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
-from starlette.datastructures import Headers
-from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.pace import TokenBuckets
 from app.rules.core.messages import message
-from app.service.seats import token_owner
+from app.service import ServiceError
 from app.settings import Settings
+from app.web.deps import Gm, Seated, path_caller
 from app.web.errors import refusal
 from app.web.security import UNSAFE_METHODS
 
@@ -29,52 +28,6 @@ CLOSE_TOO_BIG = 1009
 # A 4xxx code: htmx-ext-ws reconnects only after 1006/1011/1012/1013, and the screens' script
 # (static/js/app.js) waits for the player rather than reloading, so a refused socket stays shut.
 CLOSE_TOO_MANY_SOCKETS = 4429
-
-
-class TokenBuckets:
-    """One token bucket per key. Idle keys are forgotten, so memory stays bounded however many
-    keys (bogus tokens, say) come by."""
-
-    MAX_KEYS = 10_000
-
-    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic):
-        self.rate = rate
-        self.burst = burst
-        self.clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, when)
-
-    def take(self, key: str) -> float:
-        """0 when the call may go ahead, else the seconds until it may."""
-        now = self.clock()
-        tokens = self._tokens(key, now)
-        if tokens < 1:
-            self._buckets[key] = (tokens, now)
-            return (1 - tokens) / self.rate
-        if key not in self._buckets and len(self._buckets) >= self.MAX_KEYS:
-            self._forget_idle(now)
-        self._buckets[key] = (tokens - 1, now)
-        return 0.0
-
-    def wait(self, key: str) -> float:
-        """What `take` would answer, taking nothing."""
-        tokens = self._tokens(key, self.clock())
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-
-    def _tokens(self, key: str, now: float) -> float:
-        tokens, when = self._buckets.get(key, (float(self.burst), now))
-        return min(float(self.burst), tokens + (now - when) * self.rate)
-
-    def _forget_idle(self, now: float) -> None:
-        """Drop buckets that have refilled: forgetting them changes nobody's allowance."""
-        full = [
-            key
-            for key, (tokens, when) in self._buckets.items()
-            if tokens + (now - when) * self.rate >= self.burst
-        ]
-        for key in full:
-            del self._buckets[key]
-        if len(self._buckets) >= self.MAX_KEYS:  # a flood of fresh keys: start over
-            self._buckets.clear()
 
 
 def client_address(scope: Scope) -> str:
@@ -97,57 +50,26 @@ def address_key(host: str) -> str:
     return f"address:{ip}"
 
 
-def claimed_token(scope: Scope) -> tuple[str, str] | None:
-    """(game id, token) when a request names a game in its path and carries a token for it: a
-    bearer token, or for the screens the game's GM cookie, else its seat cookie (the order the
-    routes read them in). Joining a game is left out (None): each join makes a new token, so
-    counting it against a token would let every seat buy the next one a fresh bucket."""
-    segments = scope["path"].split("/")
-    if len(segments) > 3 and segments[1:3] == ["api", "games"]:
-        game = segments[3]
-        if segments[4:] == ["seats"]:
-            return None
-    elif len(segments) > 2 and segments[1] in ("play", "gm"):
-        game = segments[2]
-    else:
-        return None  # creating a game, joining by code, or a route without a game
-    headers = Headers(scope=scope)
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        token = ""
-        if segments[1] != "api":  # the API takes bearer tokens only
-            cookies = cookie_parser(headers.get("cookie", ""))
-            token = cookies.get(f"bc_gm_{game}") or cookies.get(f"bc_seat_{game}") or ""
-    return (game, token.strip()) if token.strip() else None
+def _joining(path: str) -> bool:
+    """A join through the API: each join makes a new token, so counting it against a token would
+    let every seat buy the next one a fresh bucket."""
+    segments = path.split("/")
+    return segments[1:3] == ["api", "games"] and segments[4:] == ["seats"]
 
 
 async def caller_key(scope: Scope) -> tuple[str, bool]:
     """(key, verified): a seat's or the GM's token, hashed, once it is known to open the game in
-    the path; anything else (no token, a junk one, a freed seat's, another game's) is the
-    client's address, so making up tokens buys no fresh allowance."""
-    claimed = claimed_token(scope)
-    if claimed is not None and await _opens(scope, *claimed):
-        return "token:" + hashlib.sha256(claimed[1].encode()).hexdigest(), True
+    the path (`path_caller`: the same look-up the route then reads, not a second one); anything
+    else (no token, a junk one, a freed seat's, another game's, a join) is the client's address,
+    so making up tokens buys no fresh allowance."""
+    if not _joining(scope["path"]):
+        try:
+            caller = await path_caller(scope)
+        except (ServiceError, DBAPIError, OSError):  # a malformed header, or the database away:
+            caller = None  # the route answers by itself
+        if isinstance(caller, Seated | Gm):
+            return "token:" + hashlib.sha256(caller.token.encode()).hexdigest(), True
     return client_address(scope), False
-
-
-OWNER_FOUND = (
-    "token_owner"  # request.state's name for the look-up the route reuses (app.web.screen)
-)
-
-
-async def _opens(scope: Scope, game: str, token: str) -> bool:
-    """Whether the token is a live seat's or the GM's in this game. What it found is left in the
-    request's state (game, token, owner), so the route does not look the token up again."""
-    session_factory = getattr(scope["app"].state, "session_factory", None)
-    if session_factory is None:
-        return False
-    try:
-        owner = await token_owner(session_factory, game, token)
-    except (DBAPIError, OSError):  # the database away: the route answers 503 by itself
-        return False
-    scope.setdefault("state", {})[OWNER_FOUND] = (game, token, owner)
-    return owner is not None
 
 
 class RateLimit:

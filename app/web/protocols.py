@@ -33,8 +33,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
+from app.pace import TokenBuckets
 from app.settings import Settings
-from app.web.limits import CLOSE_POLICY, TokenBuckets, address_key
+from app.web.limits import CLOSE_POLICY, address_key
 
 log = logging.getLogger("uvicorn.error")
 

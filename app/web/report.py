@@ -15,8 +15,9 @@ from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.report import game_report
 
+from .deps import ApiCaller, GameId, ScreensCaller, SessionFactoryDep, csrf_token
 from .render import render_template
-from .screen import ApiCaller, GameId, ScreenCaller, SessionFactoryDep, csrf_token, error_page, page
+from .screen import error_page, page
 
 router = APIRouter(tags=["report"])
 
@@ -45,7 +46,7 @@ async def report_json(
 
 @router.get("/report/{game_id}.csv", response_class=Response)
 async def report_csv(
-    request: Request, game_id: GameId, caller: ScreenCaller, session_factory: SessionFactoryDep
+    request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
 ) -> Response:
     try:
         report = await game_report(session_factory, game_id, caller.viewer)
@@ -112,7 +113,7 @@ def chart_lines(entry: dict[str, Any], turns: int) -> dict[str, Any]:
 async def report_page(
     request: Request,
     game_id: GameId,
-    caller: ScreenCaller,
+    caller: ScreensCaller,
     session_factory: SessionFactoryDep,
     screen: str | None = None,
 ) -> Response:

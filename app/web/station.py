@@ -12,22 +12,19 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.rules import Actor
 from app.rules.core.messages import message
 from app.service import SeatInfo, ServiceError, game_info, revoke_seat
-from app.service.commands import SessionFactory, game_key
+from app.service.commands import game_key
 from app.service.seats import change_position as move_seat
 
+from .deps import CsrfChecked, CurrentSeat, GameId, SessionFactoryDep, seat_cookie, station_seat
 from .fields import whole_number
 from .screen import (
-    CsrfChecked,
-    GameId,
-    SessionFactoryDep,
     act,
+    answer_command,
     error_page,
-    form_command,
     form_command_id,
     panels,
-    screen_caller,
     screen_page,
-    seat_cookie,
+    toast,
 )
 
 router = APIRouter(tags=["station"])
@@ -37,27 +34,14 @@ MAP_MAX = 999
 POINTS_MAX = 999
 
 
-async def _seat(
-    request: Request, game_id: uuid.UUID, session_factory: SessionFactory
-) -> SeatInfo | None:
-    """The seat this phone holds in the game, or None (a freed seat's old cookie: it joins
-    again)."""
-    try:
-        caller = await screen_caller(request, game_id, session_factory, None)
-    except ServiceError as error:
-        if error.code == "BAD_TOKEN":
-            return None
-        raise
-    return caller.seat if caller.role == "seat" else None
-
-
 @router.get("/play/{game_id}", response_class=HTMLResponse)
 async def station_page(
     request: Request, game_id: str, session_factory: SessionFactoryDep
 ) -> Response:
+    """The phone's station; a phone that holds no seat here joins first."""
     try:
         key = game_key(game_id)
-        seat = await _seat(request, key, session_factory)
+        seat = await station_seat(request, key)
         if seat is None:
             info = await game_info(session_factory, key)
             return RedirectResponse(f"/join/{info.join_code}", status_code=303)
@@ -68,10 +52,9 @@ async def station_page(
 
 @router.get("/play/{game_id}/panels", response_class=HTMLResponse)
 async def station_panels(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep
+    game_id: GameId, seat: CurrentSeat, session_factory: SessionFactoryDep
 ) -> Response:
     """Every panel, out of band: what a phone fetches when it wakes up."""
-    seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
     return await panels(session_factory, "station", game_id, seat.viewer)
@@ -122,37 +105,48 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
 
 async def _seat_action(
     request: Request,
-    game_id: GameId,
+    game_id: uuid.UUID,
+    seat: SeatInfo | None,
     session_factory: SessionFactoryDep,
     build: Callable[[SeatInfo, Any], dict[str, Any]],
 ) -> Response:
-    seat = await _seat(request, game_id, session_factory)
+    """An action of the phone's seat: its command built from the form here, run for the seat.
+    The form's command_id is the seat's own, kept apart from other callers' ids."""
     if seat is None:
         return _gone()
-    return await form_command(
-        request,
-        session_factory,
-        game_id,
-        Actor.for_seat(str(seat.id)),
-        lambda form: build(seat, form),
-        f"seat:{seat.id}",
-    )
+    form = await request.form()
+    try:
+        data = build(seat, form)
+    except ServiceError as error:  # a field that does not read (a square, a number)
+        return toast(error)
+    command_id = form_command_id(form, f"seat:{seat.id}")
+    actor = Actor.for_seat(str(seat.id))
+    return await answer_command(session_factory, game_id, data, actor, command_id)
 
 
 @router.post("/play/{game_id}/order", response_class=HTMLResponse)
 async def give_order(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
-    return await _seat_action(request, game_id, session_factory, order_data)
+    return await _seat_action(request, game_id, seat, session_factory, order_data)
 
 
 @router.post("/play/{game_id}/pass", response_class=HTMLResponse)
 async def pass_turn(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
     return await _seat_action(
         request,
         game_id,
+        seat,
         session_factory,
         lambda seat, form: {"type": "PassOrder", "ship": seat.ship, "station": seat.station},
     )
@@ -160,11 +154,16 @@ async def pass_turn(
 
 @router.post("/play/{game_id}/withdraw", response_class=HTMLResponse)
 async def withdraw(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
     return await _seat_action(
         request,
         game_id,
+        seat,
         session_factory,
         lambda seat, form: {"type": "WithdrawOrder", "ship": seat.ship, "station": seat.station},
     )
@@ -182,19 +181,28 @@ def allocation_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
 
 @router.post("/play/{game_id}/allocate", response_class=HTMLResponse)
 async def allocate(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
-    return await _seat_action(request, game_id, session_factory, allocation_data)
+    return await _seat_action(request, game_id, seat, session_factory, allocation_data)
 
 
 @router.post("/play/{game_id}/discard", response_class=HTMLResponse)
 async def discard(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
     """G-CARD-5: drop the selected cards from the hand."""
     return await _seat_action(
         request,
         game_id,
+        seat,
         session_factory,
         lambda seat, form: {
             "type": "DiscardCards",
@@ -205,10 +213,13 @@ async def discard(
 
 @router.post("/play/{game_id}/leave")
 async def leave(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
     """Give the station up (a player swapping phones or going home): the token stops working."""
-    seat = await _seat(request, game_id, session_factory)
     info = await game_info(session_factory, game_id)
     if seat is not None:
         await revoke_seat(session_factory, game_id, seat.id)
@@ -219,10 +230,13 @@ async def leave(
 
 @router.post("/play/{game_id}/position", response_class=HTMLResponse)
 async def change_position(
-    request: Request, game_id: GameId, session_factory: SessionFactoryDep, csrf: CsrfChecked
+    request: Request,
+    game_id: GameId,
+    seat: CurrentSeat,
+    session_factory: SessionFactoryDep,
+    csrf: CsrfChecked,
 ) -> Response:
     """M-SEATS-1: move to another station of my ship (its seat row moves with me)."""
-    seat = await _seat(request, game_id, session_factory)
     if seat is None:
         return _gone()
     form = await request.form()

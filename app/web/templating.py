@@ -92,7 +92,7 @@ def signed(value: int) -> str:
 
 
 def qr_svg(url: str) -> Markup:
-    """The join link as an inline SVG, black on white (phones' scanners want dark on light)."""
+    """A link as an inline SVG QR code, black on white (phones' scanners want dark on light)."""
     qr = segno.make(url, error="m")
     return Markup(qr.svg_inline(scale=6, border=2, dark="#000", light="#fff", omitsize=True))  # noqa: S704 - segno's own SVG
 

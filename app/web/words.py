@@ -241,6 +241,7 @@ SENTENCES: dict[str, Sentence] = {
     "setting_set": N_("GM set {setting} to {value}."),
     # --- Cues module ---
     "cue_fired": N_("Cue {cue}: {did}."),
+    "cue_fired_by_prop": N_("Cue {cue}, by a prop's signal: {did}."),
     "cue_did_add_ship": N_("{ship} joins the {side}"),
     "cue_did_message": N_("a message"),
     "cue_did_red_alert_on": N_("red alert"),
@@ -434,6 +435,7 @@ SENTENCES: dict[str, Sentence] = {
     "no_destination_square": N_("Choose a square to move to."),
     "no_destination_zone": N_("Tap a zone to move to."),
     "no_medic": N_("Name the medic who rolls, or give the Effect yourself."),
+    "no_npc_waiting": N_("Every NPC station has its order for this turn."),
     "no_order": N_("There is no order to take back."),
     "no_pdc": N_("{ship} has no point-defence cannon."),
     "no_reason": N_("Say why: the reason shows in the dice breakdown."),
@@ -519,6 +521,9 @@ SENTENCES: dict[str, Sentence] = {
     "cue_failed": N_("Cue {cue} could not fire: arm it again first."),
     "cue_armed": N_("Cue {cue} is armed already."),
     "cue_loop": N_("Cue {cue} is already firing: a cue cannot fire itself."),
+    "cue_not_props": N_(
+        "Cue {cue} is not one a prop may fire: only the GM fires it, or its trigger."
+    ),
     "unknown_module": N_("There is no module called '{module}'; known: {known}."),
     "unknown_sound": N_("The projector has no sound called '{sound}'; known: {known}."),
     "unknown_quality": N_("There is no Crew Quality called '{quality}'; known: {known}."),
@@ -540,8 +545,13 @@ SENTENCES: dict[str, Sentence] = {
         "open it again to see their changes."
     ),
     "cross_site": N_("This page is not one of the game's own."),
+    "file_too_deep": N_("{file} nests more than {most} levels deep: nothing was imported."),
+    "form_field_clash": N_(
+        "The form gives {field} both as a value and as a group of fields: reload it and try again."
+    ),
     "gm_link_needed": N_(
-        "Only the GM can open this: use the GM link the server printed when it started."
+        "Only a GM of this game can open this. On the GM's dashboard, 'GM link for another "
+        "device' shows this game's GM link and its QR code: scan it or open the link here."
     ),
     "gm_link_wrong": N_("That GM link is not valid for this game."),
     "gm_token_wrong": N_("That is not this game's GM token."),
@@ -579,6 +589,7 @@ SENTENCES: dict[str, Sentence] = {
     "phone_holds_no_seat": N_("This phone holds no seat in this game."),
     "request_malformed": N_("The request is not well formed."),
     "request_refused": N_("The request was refused."),
+    "request_too_deep": N_("A request may nest at most {most} levels deep."),
     "request_too_large": N_("A request may carry at most {limit} bytes."),
     "request_too_slow": N_("A request's body must arrive within {seconds} s."),
     "report_not_ready": N_("The after-action report opens when the GM ends the combat."),

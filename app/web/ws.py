@@ -20,12 +20,7 @@ from fastapi import APIRouter, Query, WebSocket
 from sqlalchemy.exc import DBAPIError
 
 from app.rules.core.messages import message
-from app.service import (
-    ServiceError,
-    game_info,
-    is_gm_token,
-    seat_by_token,
-)
+from app.service import ServiceError, game_info
 from app.service.commands import SessionFactory, Viewer, game_key
 from app.service.seats import (
     PRESENCE_SECONDS,
@@ -39,7 +34,7 @@ from app.web.live.hub import CLOSE_TRY_AGAIN
 from app.web.security import same_origin
 from app.web.words import say
 
-from .screen import bearer_token, get_hub, get_session_factory, gm_cookie, seat_cookie
+from .deps import Gm, Seated, get_hub, get_session_factory, identify
 
 log = logging.getLogger(__name__)
 
@@ -56,21 +51,19 @@ MAX_VERSION = 2**31 - 1  # the events table's version column is a 32-bit integer
 async def station_socket(
     websocket: WebSocket,
     game_id: str,
-    token: str | None = None,
     fmt: FormatQuery = "html",
     shown: ShownQuery = None,
 ) -> None:
-    """One phone's station, opened with its seat token (see `_token`)."""
+    """One phone's station, opened with its seat token: `Authorization: Bearer`, `?token=`, or the
+    game's seat cookie (`deps.presented_token`)."""
 
     async def check() -> tuple[uuid.UUID, Any]:
         key = _asked_game(websocket, game_id)
-        seat = await seat_by_token(
-            get_session_factory(websocket), key, _token(websocket, token, seat_cookie(key))
-        )
-        if seat is None:
+        caller = await identify(websocket, key, "station")
+        if not isinstance(caller, Seated):
             await _existing_game(websocket, game_id)
             raise ServiceError("BAD_TOKEN", message("phone_holds_no_seat"), 401)
-        return key, seat
+        return key, caller.seat
 
     admitted = await _admit(websocket, check)
     if admitted is None:
@@ -84,17 +77,15 @@ async def station_socket(
 async def gm_socket(
     websocket: WebSocket,
     game_id: str,
-    token: str | None = None,
     fmt: FormatQuery = "html",
     shown: ShownQuery = None,
 ) -> None:
-    """The GM's dashboard, opened with the GM token (see `_token`); any number of GMs may
-    share it."""
+    """The GM's dashboard, opened with the GM token as the station's is with its seat's (the
+    GM's cookie for the cookie); any number of GMs may share it."""
 
     async def check() -> uuid.UUID:
         key = _asked_game(websocket, game_id)
-        given = _token(websocket, token, gm_cookie(key))
-        if not await is_gm_token(get_session_factory(websocket), key, given):
+        if not isinstance(await identify(websocket, key, "gm"), Gm):
             await _existing_game(websocket, game_id)
             raise ServiceError("BAD_TOKEN", message("gm_token_wrong"), 401)
         return key
@@ -178,16 +169,6 @@ def _check_origin(websocket: WebSocket) -> None:
     public = websocket.app.state.settings.public_base_url
     if not same_origin(origin, websocket.headers, public):
         raise ServiceError("CROSS_SITE", message("cross_site"), 403)
-
-
-def _token(websocket: WebSocket, query_token: str | None, cookie: str) -> str | None:
-    """Authorization: Bearer (scripts, props), else ?token= (what older clients send), else the
-    game's cookie (the browser screens; their Origin has been checked already)."""
-    try:
-        header = bearer_token(websocket.headers.get("authorization"))
-    except ServiceError:
-        header = None
-    return header or query_token or websocket.cookies.get(cookie) or None
 
 
 async def _refuse(websocket: WebSocket, error: ServiceError) -> None:

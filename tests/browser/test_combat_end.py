@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.web.screen import gm_cookie
+from app.web.deps import gm_cookie
 from tests.browser.conftest import Server
 from tests.browser.screens import join, pick_cards, send, shot
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.content import builtin_files
@@ -22,6 +23,12 @@ CONTENT = (
     data_strings({k: {i: d for i, (d, _) in v.items()} for k, v in builtin_files().items()})
     - catalogue_sources()
 ) | {"testclient", "organiser", "TOML", "UTC", "new-ship", "New ship class"}
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """A development server: the pseudo-language may be asked for."""
+    return settings.model_copy(update={"pseudo_language": True})
 
 
 def _pages(client: TestClient, settings: Settings, lang: str) -> dict[str, str]:

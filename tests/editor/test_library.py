@@ -97,6 +97,7 @@ async def test_a_copy_has_an_id_of_its_own_and_the_built_in_id_is_refused(
         ("ship", lambda s: s["stations"][0].update(deck="pilot"), "stations[0].deck", "role"),
         ("ship", lambda s: s.update(name="Evil\u202eName"), "name", "U+202E"),
         ("ship", lambda s: s.update(name="Bell\x07"), "name", "U+0007"),
+        ("ship", lambda s: s.update(name="\u200d \u200c"), "name", "visible character"),
         ("ship", lambda s: s.update(name="x" * (NAME_MAX + 1)), "name", "at most"),
         ("ship", lambda s: s["weapons"][0].update(name="<b>" * 30), "weapons[0].name", "at most"),
         ("ship", lambda s: s["weapons"].append(dict(s["weapons"][0])), "weapons[3].id", "used"),

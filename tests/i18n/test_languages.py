@@ -5,9 +5,19 @@ import uuid
 import pytest
 from fastapi.testclient import TestClient
 
-from app.i18n import PSEUDO, from_accept_language, negotiate, pseudo, supported, translations
+from app.i18n import (
+    PSEUDO,
+    chosen,
+    from_accept_language,
+    negotiate,
+    pseudo,
+    supported,
+    translations,
+)
+from app.main import create_app
+from app.settings import Settings
 
-from ..server.conftest import client, settings  # noqa: F401 - fixtures
+from ..server.conftest import Table, client, settings  # noqa: F401 - fixtures
 
 
 @pytest.mark.parametrize(
@@ -74,3 +84,50 @@ def test_api_messages_follow_accept_language_and_codes_stay(client: TestClient) 
     assert answers["de"].status_code == answers["en"].status_code == 404
     assert answers["de"].json() == {"code": "NOT_FOUND", "message": "Diese Seite gibt es nicht."}
     assert answers["en"].json() == {"code": "NOT_FOUND", "message": "There is no such page."}
+
+
+def test_the_pseudo_language_is_no_devices_choice_outside_development() -> None:
+    assert chosen("en_XA") is None and chosen("en-xa", pseudo=True) == PSEUDO
+    assert negotiate("en_XA", "en-XA") == "en"
+    assert from_accept_language("en-XA, de;q=0.5") == "de"
+    assert negotiate("en_XA", None, pseudo=True) == PSEUDO
+    assert supported("en_XA") == PSEUDO  # tests still render in it
+
+
+def _join_page(client: TestClient, query: str = "", **headers: str) -> tuple[str, str]:  # noqa: F811
+    answer = client.get(f"/join{query}", headers=headers)
+    return answer.text, answer.headers.get("set-cookie", "")
+
+
+def test_a_link_to_the_pseudo_language_is_ignored_and_leaves_no_cookie(
+    client: TestClient,  # noqa: F811
+) -> None:
+    """Issue 40: `?lang=en_XA` in a link put a phone in the pseudo-language for 400 days. Outside
+    development it is ignored, as are a cookie and a browser asking for it, on pages and on a
+    screen's socket; the switchers offer the real languages only."""
+    page, cookie = _join_page(client, "?lang=en_XA")
+    assert '<html lang="en">' in page and "Join the bridge" in page
+    assert "bc_lang" not in cookie
+    assert "en_XA" not in page and "lang=de" in page
+    client.cookies.set("bc_lang", "en_XA")
+    page, _ = _join_page(client, **{"Accept-Language": "en-XA"})
+    assert "Join the bridge" in page
+    table = Table(client)
+    with client.websocket_connect(
+        f"/ws/gm/{table.game_id}?token={table.gm_token}", headers={"Accept-Language": "en-XA"}
+    ) as socket:
+        first = socket.receive_text()
+    assert "⟦" not in first and "Downtime" in first
+    client.cookies.clear()
+
+
+def test_a_development_server_offers_the_pseudo_language_to_whoever_asks(
+    settings: Settings,  # noqa: F811
+) -> None:
+    with TestClient(create_app(settings.model_copy(update={"pseudo_language": True}))) as dev:
+        page, cookie = _join_page(dev, "?lang=en_XA")
+        assert '<html lang="en">' in page and "⟦" in page
+        assert "bc_lang=en_XA" in cookie
+        table = Table(dev)
+        with dev.websocket_connect(f"/ws/gm/{table.game_id}?token={table.gm_token}") as socket:
+            assert "⟦" in socket.receive_text()  # the cookie the link set

@@ -2,12 +2,22 @@
 the GM, the projector, the report and a refusal, each without English (issue 30)."""
 
 import uuid
+from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
-from ..server.conftest import Table, client, settings  # noqa: F401 - fixtures
+from app.settings import Settings
+
+from ..server.conftest import Table, client  # noqa: F401 - fixtures
 from .screens import catalogue_sources, data_strings, readable, without
 from .test_screens import _ENGLISH, _PLAIN_WORD
+
+
+@pytest.fixture
+def settings(db_url: str, tmp_path: Path) -> Settings:
+    """A development server: the pseudo-language may be asked for."""
+    return Settings(database_url=db_url, data_dir=tmp_path, pseudo_language=True)
 
 
 def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # noqa: F811

@@ -1,14 +1,18 @@
 """A real Mosquitto (Debian's, which .ci/run installs) on a free port for each test, a subscriber
-that keeps what it hears, and the app served against both."""
+that keeps what it hears, and the app served against both. The broker is an open one, or set up
+as deploy/mosquitto.conf ships it, with the logins `bridgecrew props-broker` writes."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
+import secrets
 import shutil
 import socket
 import subprocess
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +23,18 @@ import orjson
 import pytest
 
 from app.props import PropsBridge
+from app.props import broker as logins
+from app.service import game_info, load_state
+from app.service.commands import SessionFactory
 from app.settings import Settings
 from tests.server.conftest import AsyncTable, LiveServer, live
 
 __all__ = ["live"]  # the app served with these settings
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+SHIPPED_CONF = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto.conf"
+
+Login = tuple[str, str] | None  # (user, password), or none at all
 
 
 def free_port() -> int:
@@ -34,19 +44,40 @@ def free_port() -> int:
 
 
 class Mosquitto:
-    """One broker process on one port; it can be killed and started again on the same port."""
+    """One broker process on one port; it can be killed and started again on the same port.
+    `shipped`: deploy/mosquitto.conf, on this port, with the files `bridgecrew props-broker`
+    writes (`server` and `props` are then the two logins)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, shipped: bool = False) -> None:
         self.port = free_port()
         self.config = folder / "mosquitto.conf"
-        self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        )
+        self.server: Login = None
+        self.props: Login = None
+        if shipped:
+            files = folder / "broker"
+            written = logins.Logins.new()
+            logins.write_files(files, written, "127.0.0.1", self.port)
+            self.server = (logins.SERVER_USER, written.server)
+            self.props = (logins.PROPS_USER, written.props)
+            conf = SHIPPED_CONF.read_text()
+            conf = conf.replace("listener 1883\n", f"listener {self.port} 127.0.0.1\n")
+            conf = conf.replace("/mosquitto/broker/", f"{files}/")
+            assert f"listener {self.port}" in conf and str(files) in conf
+            # Started as root, Mosquitto would read its files as the `mosquitto` user, who cannot
+            # reach a test's private folder: it stays the user that starts it.
+            self.config.write_text(f"{conf}user {getpass.getuser()}\n")
+        else:
+            self.config.write_text(
+                f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            )
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        """The server's address, with its login on the shipped broker."""
+        if self.server is None:
+            return f"mqtt://127.0.0.1:{self.port}"
+        return logins.server_url(self.server[1], "127.0.0.1", self.port)
 
     def start(self) -> None:
         assert Path(MOSQUITTO).exists(), "Mosquitto is missing: apt-get install mosquitto"
@@ -70,14 +101,17 @@ class Mosquitto:
         self.process = None
 
 
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    mosquitto = Mosquitto(tmp_path)
+def running(mosquitto: Mosquitto) -> Iterator[Mosquitto]:
     mosquitto.start()
     try:
         yield mosquitto
     finally:
         mosquitto.kill()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    yield from running(Mosquitto(tmp_path))
 
 
 class Heard:
@@ -107,17 +141,24 @@ class Heard:
             await asyncio.sleep(0.02)
 
 
+def client(broker: Mosquitto, login: Login = None, **options: Any) -> aiomqtt.Client:
+    user, password = login or (None, None)
+    return aiomqtt.Client("127.0.0.1", broker.port, username=user, password=password, **options)
+
+
 @contextlib.asynccontextmanager
-async def listening(broker: Mosquitto) -> AsyncIterator[Heard]:
-    """A subscriber on `#` for the block's length: what it heard."""
+async def listening(
+    broker: Mosquitto, login: Login = None, topic: str = "#"
+) -> AsyncIterator[Heard]:
+    """A subscriber on `topic` for the block's length: what it heard."""
     found = Heard()
     ready = asyncio.Event()
 
     async def listen() -> None:
-        async with aiomqtt.Client("127.0.0.1", broker.port) as client:
-            await client.subscribe("#", qos=1)
+        async with client(broker, login) as subscriber:
+            await subscriber.subscribe(topic, qos=1)
             ready.set()
-            async for message in client.messages:
+            async for message in subscriber.messages:
                 assert isinstance(message.payload, bytes)
                 found.raw.append(message.payload)
                 try:
@@ -127,7 +168,12 @@ async def listening(broker: Mosquitto) -> AsyncIterator[Heard]:
                 found.messages.append((message.topic.value, payload))
 
     task = asyncio.create_task(listen())
-    await asyncio.wait_for(ready.wait(), 10)
+    waiting = asyncio.create_task(ready.wait())
+    await asyncio.wait((task, waiting), timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    if task.done():
+        task.result()  # the broker refused it: say why
+    assert ready.is_set(), "the subscriber was not subscribed within 10 s"
     try:
         yield found
     finally:
@@ -142,9 +188,18 @@ async def heard(broker: Mosquitto) -> AsyncIterator[Heard]:
         yield found
 
 
-async def publish(broker: Mosquitto, topic: str, payload: bytes = b"") -> None:
-    async with aiomqtt.Client("127.0.0.1", broker.port) as client:
-        await client.publish(topic, payload, qos=1)
+async def publish(broker: Mosquitto, topic: str, payload: bytes = b"", login: Login = None) -> None:
+    async with client(broker, login) as publisher:
+        await publisher.publish(topic, payload, qos=1)
+
+
+def made_up_code() -> str:
+    """A props code no game has (32 hex digits, as the database draws them)."""
+    return secrets.token_hex(16)
+
+
+async def props_code(factory: SessionFactory, game_id: uuid.UUID | str) -> str:
+    return (await game_info(factory, game_id)).props_code
 
 
 @pytest.fixture
@@ -166,3 +221,19 @@ async def connected(bridge: PropsBridge, want: bool = True, within: float = 10.0
     while bridge.connected != want:
         assert time.monotonic() < deadline, f"the bridge's connection is not {want}"
         await asyncio.sleep(0.02)
+
+
+async def alarms_fired(live: LiveServer, game_id: uuid.UUID, at_least: int = 0) -> int:
+    """How often the game's boarding alarm fired, once it fired `at_least` times (or 10 s
+    passed) and nothing more came for a moment."""
+    factory = live.app.state.session_factory
+    fired, settled = -1, 0
+    for _ in range(200):
+        _, state = await load_state(factory, game_id)
+        now = next(int(cue["fired"]) for cue in state["cues"] if cue["id"] == "alarm")
+        settled = settled + 1 if now == fired and now >= at_least else 0
+        if settled == 10:
+            break
+        fired = now
+        await asyncio.sleep(0.05)
+    return fired

@@ -11,9 +11,10 @@ from app.props import PropsBridge
 from app.rules import Actor
 from app.service import create_game, game_info, run_command
 from app.service.commands import SessionFactory, on_commit
+from app.settings import Settings
 from tests.server.conftest import AsyncTable, LiveServer, next_message
 
-from .conftest import Heard, Mosquitto, connected, listening
+from .conftest import Heard, Mosquitto, connected, listening, props_code
 
 
 async def test_the_game_goes_on_while_the_broker_is_dead_and_props_hear_it_again_after(
@@ -21,7 +22,7 @@ async def test_the_game_goes_on_while_the_broker_is_dead_and_props_hear_it_again
 ) -> None:
     bridge = live.app.state.props
     await connected(bridge)
-    code = (await game_info(live.app.state.session_factory, uuid.UUID(table.game_id))).join_code
+    code = (await game_info(live.app.state.session_factory, uuid.UUID(table.game_id))).props_code
     await table.gm_command(type="SetRedAlert", on=True)
     await heard.until(2)  # the phase first seen, the red alert
 
@@ -60,10 +61,11 @@ async def red_alerts(factory: SessionFactory, game_id: uuid.UUID, count: int) ->
 
 
 async def test_what_props_miss_while_the_broker_is_away_is_kept_only_to_the_backlogs_size(
-    session_factory: SessionFactory, broker: Mosquitto
+    session_factory: SessionFactory, broker: Mosquitto, settings: Settings
 ) -> None:
-    game_id, code, _ = await create_game(session_factory, "skirmish", seed=1)
-    bridge = PropsBridge(session_factory, broker.url, backlog=5)
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    code = await props_code(session_factory, game_id)
+    bridge = PropsBridge(session_factory, settings, backlog=5)
     on_commit(session_factory, bridge.committed)
     broker.kill()
     await red_alerts(session_factory, game_id, 12)  # the bridge cannot publish any of them
@@ -72,7 +74,7 @@ async def test_what_props_miss_while_the_broker_is_away_is_kept_only_to_the_back
     async with listening(broker) as heard:
         await bridge.start()  # only now, so the subscriber is there before the backlog goes
         try:
-            await heard.until(5)
+            await heard.until(7)
             await heard.quiet()
         finally:
             await bridge.stop()
@@ -81,4 +83,6 @@ async def test_what_props_miss_while_the_broker_is_away_is_kept_only_to_the_back
     assert [(a["version"], a["on"]) for a in alerts] == [
         (version, version % 2 == 1) for version in range(8, 13)
     ]
-    assert len(heard.messages) == 5
+    # Each alert set on sounds the projector's, and the props hear that too.
+    assert [p["version"] for p in heard.payloads(f"bridgecrew/{code}/sound")] == [9, 11]
+    assert len(heard.messages) == 7

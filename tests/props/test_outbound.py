@@ -9,9 +9,10 @@ from app.rules import Actor
 from app.rules.content import QUALITIES
 from app.rules.core.views import public_event
 from app.service import create_game, game_info, load_state, run_command
+from app.service.evening import move_table_on
 from tests.server.conftest import AsyncTable, LiveServer
 
-from .conftest import Heard, connected
+from .conftest import Heard, connected, props_code
 from .game import play, seat_crew, stored_events
 
 # What each public event is called on the wire, as docs/props.md promises.
@@ -45,7 +46,7 @@ async def test_a_turn_of_fighting_reaches_props_on_each_ships_topics_in_order(
     await connected(live.app.state.props)
     factory = live.app.state.session_factory
     game_id = uuid.UUID(table.game_id)
-    code = (await game_info(factory, game_id)).join_code
+    code = (await game_info(factory, game_id)).props_code
     await table.gm_command(type="SetSetting", name="close_when_all_ready", value=False)
     await table.gm_command(type="SetShields", ship="kestrel", active=False)
     await table.gm_command(type="SetRedAlert", on=True)
@@ -69,7 +70,8 @@ async def test_a_turn_of_fighting_reaches_props_on_each_ships_topics_in_order(
     # The phase as each commit leaves it, when it changed (the first commit seen here, too).
     phases = ["downtime", "orders", *(["allocation"] if allocation else []), "turn_end"]
     await heard.until(len(wanted) + len(phases))
-    assert [t for t in heard.topics() if not t.endswith("/phase")] == wanted
+    await heard.quiet()
+    assert [t for t in heard.topics() if not t.endswith(("/phase", "/sound"))] == wanted
     assert [p["phase"] for p in heard.payloads(f"bridgecrew/{code}/phase")] == phases
 
     # Each message carries its version, and they arrive in the order of the versions.
@@ -79,6 +81,11 @@ async def test_a_turn_of_fighting_reaches_props_on_each_ships_topics_in_order(
     assert [(p["turn"], p["on"]) for p in red_alert] == [(0, True), (1, False)]
     turn = heard.payloads(f"bridgecrew/{code}/turn")
     assert [(p["turn"], p["seconds"], p["deadline"]) for p in turn] == [(1, 0, None)]
+    # The sounds the projector plays: the alert set on (not off), the turn, the enemy hit, the
+    # wreck; each once a commit.
+    sounds = [p["sound"] for p in heard.payloads(f"bridgecrew/{code}/sound")]
+    assert sounds[:2] == ["red-alert", "turn-start"] and sounds[-1] == "destroyed"
+    assert "hit-enemy" in sounds and len(sounds) <= 5
     hits = heard.payloads(f"bridgecrew/{code}/ship/rustjaw/hit")
     hull = [p["left"] for p in hits if p["track"] == "hull"]
     _, state = await load_state(factory, game_id)
@@ -103,7 +110,8 @@ async def test_a_subscriber_on_everything_hears_nothing_private_through_a_whole_
 ) -> None:
     await connected(live.app.state.props)
     factory = live.app.state.session_factory
-    game_id, code, _ = await create_game(factory, "skirmish", seed=11, modules=["npc"])
+    game_id, join_code, _ = await create_game(factory, "skirmish", seed=11, modules=["npc"])
+    code = await props_code(factory, game_id)
     await seat_crew(factory, game_id)
     command = {"type": "SetNpc", "ship": "rustjaw", "quality": QUALITIES[-1], "auto": False}
     await run_command(factory, game_id, command, Actor.gm(), command_id="npc")
@@ -124,5 +132,26 @@ async def test_a_subscriber_on_everything_hears_nothing_private_through_a_whole_
     assert any(event["type"] == "OrderGiven" and "secret" in event for event in events)
     said = b"\n".join(heard.raw).decode()
     assert [word for word in sorted(private) if word in said] == []
-    # Only what the issue names: the topics under the game's own, nothing else on the broker.
+    # Only the topics under the game's props code, nothing else on the broker; never the join
+    # code, which the projector shows the room.
     assert {t.split("/")[1] for t in heard.topics()} == {code}
+    assert join_code not in said and join_code not in "".join(heard.topics())
+
+
+async def test_props_hear_when_the_table_moves_on_to_another_battle(
+    live: LiveServer, table: AsyncTable, heard: Heard
+) -> None:
+    """E-EVENING-1: the same game, its props code too, moves on to the next battle."""
+    await connected(live.app.state.props)
+    factory = live.app.state.session_factory
+    code = (await game_info(factory, table.game_id)).props_code
+    version = await move_table_on(factory, table.game_id, "boarding-party", "next-1")
+    while not heard.payloads(f"bridgecrew/{code}/battle"):
+        await heard.until(len(heard.messages) + 1)
+    [battle] = heard.payloads(f"bridgecrew/{code}/battle")
+    assert battle == {
+        "version": version,
+        "turn": 0,
+        "scenario": "boarding-party",
+        "name": "Boarding Party",
+    }

@@ -119,6 +119,8 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "to": st.sampled_from(["all", ship_id, f"{ship_id}/{stations[0]}"]),
         "module": st.sampled_from(MODULES),
         "quality": st.none() | st.sampled_from(QUALITIES),
+        "pass_all": st.booleans(),
+        "seed": st.integers(0, 1_000_000),
         "cue": st.sampled_from([cue["id"] for cue in state.get("cues", [])] + ["no-such-cue"]),
         "sound": st.sampled_from(["alarm", "chime", "kazoo"]),
         # NextBattle needs the service (a scenario); the engine alone refuses it with a code.

@@ -13,7 +13,7 @@ import pytest
 from app.rules import apply, event_view, gm_view, new_game, station_view
 from app.rules import commands as c
 from app.rules.content import ContentError, Scenario, check_cross_references, parse_scenario
-from app.rules.content.cue_content import cue_state
+from app.rules.modules.cues.cue_content import cue_state
 from app.web.words import sentence
 
 from .builders import (
@@ -56,7 +56,7 @@ def scenario_with(scenario: str, *cues: dict[str, Any]) -> Scenario:
 def cued(scenario: str, *cues: dict[str, Any], modules: tuple[str, ...] = ()) -> State:
     """A game of the scenario (every player station seated, see builders.game) with these cues."""
     state = game(scenario, modules=modules)
-    state["cues"] = cue_state(scenario_with(scenario, *cues).cues)
+    state["cues"] = cue_state(scenario_with(scenario, *cues).sections["cues"])
     return state
 
 
@@ -359,6 +359,47 @@ def test_m_cues_3_only_the_gm_fires_skips_or_arms_a_cue() -> None:
 
 
 # rule: M-CUES-3
+def test_m_cues_3_a_prop_fires_only_the_cues_its_scenario_gives_the_props() -> None:
+    state = cued(
+        "skirmish",
+        cue("wave", {"turn": 3}, WAVE),
+        cue("patrol", {"gm": True}, ALERT),
+        cue("downgrade", {"hull_at_most": 2, "ship": "rustjaw"}, {"npc": "rustjaw", "auto": False}),
+        cue("alarm", {"prop": True}, ALERT, repeat=True),
+    )
+    prop = c.Actor.prop()
+    for cue_id in ("wave", "patrol", "downgrade"):
+        error = refused(state, c.FireCue(cue=cue_id, actor=prop), "CUE_NOT_PROPS")
+        assert said(error).startswith(f"Cue {cue_id.title()} is not one a prop may fire")
+    state, events = run_events(state, c.FireCue(cue="alarm", actor=prop))
+    fired_by = one(events, "CueFired")
+    assert fired_by["by"] == "prop" and state["red_alert"] is True
+    assert said(fired_by) == "Cue Alarm, by a prop's signal: red alert."
+    listed = {k["id"]: k for k in gm_view(state)["cues"]["list"]}
+    assert listed["alarm"]["by"] == "prop" and listed["wave"]["by"] is None
+    state, events = run_events(state, c.FireCue(cue="alarm"))  # the GM's button says so too
+    assert one(events, "CueFired")["by"] == "gm"
+    assert gm_view(state)["cues"]["list"][3]["by"] == "gm"
+
+
+# rule: M-CUES-3
+def test_m_cues_3_a_prop_gives_no_command_but_fire_cue() -> None:
+    state = cued("skirmish", cue("alarm", {"prop": True}, ALERT))
+    prop = c.Actor.prop()
+    for command in (
+        c.SetRedAlert(on=True, actor=prop),
+        c.SkipCue(cue="alarm", actor=prop),
+        c.StartTurn(seconds=0, now=NOW, actor=prop),
+    ):
+        refused(state, command, "GM_ONLY")
+    state = started(state)
+    order_by_prop = c.SubmitOrder(
+        ship="kestrel", station="weapons", action="attack", value=1, target="rustjaw", actor=prop
+    )
+    refused(state, order_by_prop, "GM_ONLY")
+
+
+# rule: M-CUES-3
 def test_m_cues_3_skipping_and_arming_tell_only_the_gm_and_the_cues_are_the_gms() -> None:
     state = started(cued("skirmish", cue("wave", {"turn": 3}, WAVE)))
     state, events = run_events(state, c.SkipCue(cue="wave"), c.ArmCue(cue="wave"))
@@ -449,7 +490,7 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
     for _ in range(4):
         commands += [c.StartTurn(seconds=0, now=NOW), c.CloseOrders(now=NOW)]
         commands += [c.ForceAllocation(now=NOW)]
-    first_cue = CAT.scenarios[scenario].cues[0].id
+    first_cue = CAT.scenarios[scenario].sections["cues"][0].id
     commands += [c.FireCue(cue=first_cue), c.EndCombat()]
 
     def play() -> tuple[str, list[str]]:
@@ -546,7 +587,7 @@ def test_m_cues_6_a_repeating_cue_placing_a_ship_where_it_watches_is_refused() -
 # rule: M-CUES-6
 def test_m_cues_6_every_shipped_scenario_has_cues_and_every_cue_word_is_known() -> None:
     for scenario in CAT.scenarios.values():
-        assert scenario.cues, scenario.id
+        assert scenario.sections["cues"], scenario.id
         state = new_game(scenario, CAT, seed=1)
         for listed in gm_view(state)["cues"]["list"]:
             assert sentence(listed["trigger"]) and all(sentence(d) for d in listed["did"])

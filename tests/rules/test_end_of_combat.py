@@ -82,7 +82,7 @@ def test_end_combat_clears_red_alert_and_the_combats_messages() -> None:
 # rule: G-END-3
 def test_g_end_3_the_next_combat_keeps_damage_and_clears_the_last_fights_leftovers() -> None:
     cleared: list[Any] = []
-    HOOKS.between_combats.append(cleared.append)  # as a module (torpedoes in flight) would hook in
+    HOOKS.between_combats.register(cleared.append)  # as a module (torpedoes in flight) would
     try:
         state = damage(started(game()), "kestrel", "hull", 3)
         state = damage(state, "kestrel", "pilot", 2)
@@ -98,7 +98,7 @@ def test_g_end_3_the_next_combat_keeps_damage_and_clears_the_last_fights_leftove
         state = messages_and_alert(state)  # said in Downtime, about the last fight
         state, events = run_events(state, c.StartNextCombat(seconds=0, now=NOW))
     finally:
-        HOOKS.between_combats.remove(cleared.append)
+        HOOKS.between_combats.unregister(cleared.append)
     assert one(events, "CombatStarted")["combat"] == 2
     assert (state["combat"], state["turn"], state["phase"]) == (2, 1, "orders")
     kestrel = state["ships"]["kestrel"]

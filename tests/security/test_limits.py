@@ -8,10 +8,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.pace import TokenBuckets
 from app.service import seats
 from app.settings import Settings
-from app.web import limits, screen
-from app.web.limits import TokenBuckets
+from app.web import deps
 from tests.server.conftest import Table
 
 
@@ -126,10 +126,23 @@ def test_a_command_looks_its_token_up_once(table: Table, monkeypatch: pytest.Mon
         asked.append(str(token))
         return await real(session_factory, game_id, token)
 
-    monkeypatch.setattr(limits, "token_owner", counted)
-    monkeypatch.setattr(screen, "token_owner", counted)
+    monkeypatch.setattr(deps, "token_owner", counted)
     seat = table.seat("weapons")
     asked.clear()
     answer = table.command(seat["headers"], type="PassOrder", ship="kestrel", station="weapons")
     assert answer.status_code in (200, 409), answer.text
+    assert asked == [seat["seat_token"]]
+    # A phone's screen, in a browser that holds the GM's cookie of the game too: the station
+    # reads the seat's, once, and the rate limit counts the seat.
+    game = table.game_id
+    table.client.cookies.update(
+        {
+            f"bc_seat_{game}": seat["seat_token"],
+            f"bc_gm_{game}": table.gm_token,
+            "bc_csrf": "c" * 24,
+        }
+    )
+    asked.clear()
+    tapped = table.client.post(f"/play/{game}/withdraw", headers={"X-CSRF-Token": "c" * 24})
+    assert tapped.status_code in (204, 409), tapped.text
     assert asked == [seat["seat_token"]]

@@ -16,7 +16,7 @@ import pytest
 
 from app.service import ServiceError, create_seat, seats_of
 from app.settings import Settings
-from app.web.screen import gm_cookie
+from app.web.deps import gm_cookie
 from tests.security.test_abuse import Venue, _venue
 from tests.web.test_routes import csrf_of
 

@@ -17,6 +17,7 @@ PAGE = {
     "join_code": "K7QF",
     "join_url": "http://10.0.0.5:8000/join/K7QF",
     "join_qr": "",
+    "props_code": None,
 }
 
 

@@ -81,3 +81,15 @@ def test_the_dashboard_shows_the_zone_moves_and_terrain_the_phones_charge() -> N
             assert f"{zone['name']}:" in text
     assert 'value="zone_move_two"' in rules.group(0) and 'name="value" value="5"' in rules.group(0)
     assert "gm-zone-rules" not in gm(games.seated())  # a grid game has no zones to explain
+
+
+def test_the_cue_list_says_who_fired_each_cue_last() -> None:
+    """M-CUES-3: Boarding Party's alarm is a prop's button; the GM's list says a prop pressed it,
+    and the GM when the GM fires it."""
+    state = games.seated("boarding-party")
+    state = after(state, c.FireCue(cue="alarm", actor=c.Actor.prop()))
+    alarm = re.search(r'<li class="cue [^"]*" id="cue-alarm">(.*?)</li>', gm(state), re.S)
+    assert alarm is not None and "· by a prop" in alarm[1]
+    state = after(state, c.FireCue(cue="alarm"))
+    alarm = re.search(r'<li class="cue [^"]*" id="cue-alarm">(.*?)</li>', gm(state), re.S)
+    assert alarm is not None and "· by the GM" in alarm[1] and "by a prop" not in alarm[1]

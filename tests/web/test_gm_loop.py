@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from app.content import load_catalogue
 from app.rules.content import MODULES
 from app.settings import Settings
-from app.web.screen import gm_cookie
+from app.web.deps import gm_cookie
 from tests.browser.server import build_app
 
 from .test_routes import csrf_of, join, new_game

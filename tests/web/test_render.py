@@ -18,6 +18,7 @@ PAGE = {
     "join_code": "K7QF",
     "join_url": "http://10.0.0.5:8000/join/K7QF",
     "join_qr": qr_svg("http://10.0.0.5:8000/join/K7QF"),
+    "props_code": "5f0c3a9e1d7b4c28a6e9f1b3d5c7a902",  # a server with a broker shows it
 }
 MOMENTS = sorted(games.ALL)
 PANEL_IDS = {

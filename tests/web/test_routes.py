@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.rules import rng
 from app.settings import Settings
-from app.web.screen import gm_cookie, seat_cookie
+from app.web.deps import gm_cookie, seat_cookie
 from tests.browser.server import build_app
 
 
@@ -309,14 +309,20 @@ def test_the_gm_lets_the_npcs_choose_legal_orders(client: TestClient) -> None:
     dashboard = client.get(f"/gm/{game_id}")
     headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
     join(client, code, "kestrel/weapons", "Ann")  # one seat keeps the turn open after the NPCs
-    client.post(
-        f"/gm/{game_id}/command", data={"type": "StartTurn", "seconds": "0"}, headers=headers
-    )
+    for command in ({"type": "SetModule", "module": "npc", "on": "false"}, {"type": "StartTurn"}):
+        given = client.post(f"/gm/{game_id}/command", data=command, headers=headers)
+        assert given.status_code == 204, given.text
+    before = client.get(f"/api/games/{game_id}").json()["version"]
     answer = client.post(f"/gm/{game_id}/npc-auto", headers=headers)
     assert answer.status_code == 204, answer.text
     events = client.get(f"/api/games/{game_id}/events?after=0").json()
     given = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "rustjaw"]
     assert {e["station"] for e in given} == {"weapons", "engineering", "pilot"}
+    # One command, one unit of work: every NPC order in one version, the game one step on.
+    assert {e["version"] for e in given} == {before + 1}
+    assert client.get(f"/api/games/{game_id}").json()["version"] == before + 1
+    again = client.post(f"/gm/{game_id}/npc-auto", headers={**headers, "HX-Request": "true"})
+    assert again.status_code == 400 and 'data-code="NO_NPC_WAITING"' in again.text
     kestrel = [e for e in events["events"] if e["type"] == "OrderGiven" and e["ship"] == "kestrel"]
     assert kestrel == []  # a player's station is never ordered for them
 

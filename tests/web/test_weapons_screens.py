@@ -20,7 +20,14 @@ from tests.rules.builders import NOW, close, give, npc, order, run, seat_of, set
 from tests.rules.test_module_mix import torpedo_at
 from tests.rules.test_weapons import torpedo_run, viper_launches
 
-PAGE = {"game_id": "g", "csrf": "token", "join_code": "K7QF", "join_url": "u", "join_qr": ""}
+PAGE = {
+    "game_id": "g",
+    "csrf": "token",
+    "join_code": "K7QF",
+    "join_url": "u",
+    "join_qr": "",
+    "props_code": None,
+}
 
 
 def text(html: str) -> str:

@@ -4,7 +4,7 @@ strict parsers that build it from plain dicts, so a GM's typo fails at load time
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +16,6 @@ from .checks import (
     first_duplicate,
     index_by_id,
 )
-from .cue_content import SOUNDS as SOUNDS  # the projector's sounds, for PlaySound
-from .cue_content import Cue, Placed, check_cue_references, parse_cues
 from .zone_content import ZoneMap, parse_map
 
 
@@ -50,7 +48,9 @@ RANGE_BANDS = (
     RangeBand("long", "long", 6, 8, 5),
     RangeBand("very_long", "very_long", 9, 9, 7),
 )
-MODULES = ("starmada", "syshit", "weapons", "npc", "seats")
+# The switches a scenario's [modules] table (and the GM's SetModule) may set: each switchable
+# module adds its own as it registers (core/hooks.py), so no module is named here.
+MODULES: list[str] = []
 # rule: M-WEAPONS-1: a weapon kind's reach, used when its sheet gives no max_range.
 KIND_REACH = {"grappler": "close", "pdc": "close", "rail_gun": "medium", "torpedo": "long"}
 MAGAZINE_DEFAULT = 4  # rule: M-WEAPONS-6: torpedoes a launcher holds unless its sheet says
@@ -62,6 +62,9 @@ CARD_VALUE_MAX = 9
 # Ships in one game, whether a scenario places them or the GM adds them: as many as the projector
 # shows side by side (two columns of four), which also bounds what every view carries.
 SHIPS_MAX = 8
+# The projector's sounds (static/js/sound.js draws each): those it plays by itself as the game
+# changes, and two that only the GM or a cue plays (PlaySound).
+SOUNDS = ("alarm", "chime", "red-alert", "hit-players", "hit-enemy", "destroyed", "turn-start")
 
 
 def range_band_for(distance: int) -> RangeBand | None:
@@ -199,7 +202,36 @@ class Scenario:
     settings: ScenarioSettings
     source: str
     zone_map: ZoneMap | None = None  # None: the grid of G-MAP-1
-    cues: tuple[Cue, ...] = ()  # module cues (cue_content.py)
+    # What each switchable module's own tables of this scenario hold, by key (SECTIONS).
+    sections: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """What a module's table may name of the scenario's ships: ids, names, crews and the map."""
+
+    ships: Mapping[str, str]  # id -> crew
+    names: frozenset[str]
+    width: int
+    height: int
+    zone_map: ZoneMap | None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A table of scenario files that a switchable module reads, and checks."""
+
+    # (the scenario's sheet, what it places): the table as the game keeps it, checked as far as
+    # the scenario's own file can be (absent: the module's "none").
+    read: Callable[[Table, Placed], Any]
+    # (the scenario's file, what `read` made, the catalogue's ship classes, the class of each ship
+    # the scenario places): checked against what other files define.
+    check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, str]], None]
+
+
+# The tables a scenario may hold besides the core's: each module registers its own
+# (core/hooks.py), so no module's table is named here.
+SECTIONS: dict[str, Section] = {}
 
 
 @dataclass(frozen=True)
@@ -437,7 +469,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         data,
         source,
         required=("id", "name", "description", "ships"),
-        optional=("modules", "settings", "map", "cues"),
+        optional=("modules", "settings", "map", *SECTIONS),
     )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
@@ -502,7 +534,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         settings.map_height,
         zone_map,
     )
-    cues = parse_cues(sheet, placed, SHIPS_MAX, QUALITIES)
+    sections = {key: section.read(sheet, placed) for key, section in SECTIONS.items()}
     return Scenario(
         scenario_id,
         name,
@@ -512,7 +544,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         settings,
         source,
         zone_map,
-        cues,
+        sections,
     )
 
 
@@ -599,12 +631,12 @@ def check_cross_references(catalogue: Catalogue) -> None:
                     f"ships[{index}].shields_active",
                     f"a {ship_class.id} has no shields to raise",
                 )
-        check_cue_references(
-            scenario.source,
-            scenario.cues,
-            catalogue.ships,
-            {placement.id: placement.ship_class for placement in scenario.ships},
-        )
+        ship_classes = {placement.id: placement.ship_class for placement in scenario.ships}
+        for key, section in SECTIONS.items():
+            if key in scenario.sections:
+                section.check(
+                    scenario.source, scenario.sections[key], catalogue.ships, ship_classes
+                )
 
 
 def _claim_cards(owners: dict[str, str], cards: Iterable[Card], source: str, key: str) -> None:

@@ -114,8 +114,7 @@ def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
 def _clear_between_combats(state: State) -> None:
     state["red_alert"] = False
     state["messages"] = []
-    for hook in HOOKS.between_combats:
-        hook(state)
+    HOOKS.between_combats(state)
 
 
 def end_combat(ctx: Context, cmd: c.EndCombat) -> None:

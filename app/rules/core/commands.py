@@ -17,9 +17,10 @@ from .errors import refuse
 
 @dataclass(frozen=True)
 class Actor:
-    """Who gives a command: the GM, one seat, or the server itself (timers)."""
+    """Who gives a command: the GM, one seat, the server itself (timers), or a prop on the set
+    (a button's signal over MQTT, which may only fire the cues a scenario gives its props)."""
 
-    role: Literal["gm", "seat", "system"]
+    role: Literal["gm", "seat", "system", "prop"]
     seat: str | None = None
 
     @classmethod
@@ -34,6 +35,10 @@ class Actor:
     def system(cls) -> Actor:
         return cls("system")
 
+    @classmethod
+    def prop(cls) -> Actor:
+        return cls("prop")
+
     @property
     def is_gm(self) -> bool:
         return self.role in ("gm", "system")
@@ -46,6 +51,7 @@ class Command:
     actor: Actor = field(default_factory=Actor.gm, kw_only=True)
     now: float = field(default=0.0, kw_only=True)
     gm_only: ClassVar[bool] = True
+    props_may: ClassVar[bool] = False  # a prop gives only the commands that say so
 
     @property
     def type(self) -> str:
@@ -83,15 +89,6 @@ class PassOrder(Command):
 
 @dataclass(frozen=True)
 class WithdrawOrder(Command):
-    gm_only: ClassVar[bool] = False
-    ship: str
-    station: str
-
-
-@dataclass(frozen=True)
-class ChangePosition(Command):
-    """M-SEATS-1: the player moves to another station of their ship."""
-
     gm_only: ClassVar[bool] = False
     ship: str
     station: str
@@ -227,14 +224,6 @@ class SetPosition(Command):
 
 
 @dataclass(frozen=True)
-class PlaceInZone(Command):
-    """The GM's move on a zone map (G-ZONE-1): the ship stands in that zone."""
-
-    ship: str
-    zone: str
-
-
-@dataclass(frozen=True)
 class SetShipValue(Command):
     ship: str
     field: str  # defence | name
@@ -329,15 +318,6 @@ class SetModule(Command):
 
 
 @dataclass(frozen=True)
-class SetNpc(Command):
-    """M-NPC-1/2: an NPC ship's Crew Quality and whether its tactic gives its orders."""
-
-    ship: str
-    quality: str | None = None
-    auto: bool | None = None
-
-
-@dataclass(frozen=True)
 class SetSetting(Command):
     name: str
     value: int | bool
@@ -351,37 +331,6 @@ class SetDisplayLanguage(Command):
 
 
 @dataclass(frozen=True)
-class SetMagazine(Command):
-    """M-WEAPONS-6: how many torpedoes a launcher holds now."""
-
-    ship: str
-    weapon: str
-    count: int
-
-
-@dataclass(frozen=True)
-class FireCue(Command):
-    """Module cues: fire the scenario's cue `cue` (its id) now, whatever its trigger. The GM's
-    button, and a prop's signal (issue 34), send it."""
-
-    cue: str
-
-
-@dataclass(frozen=True)
-class SkipCue(Command):
-    """Module cues: the cue will not fire (until armed again)."""
-
-    cue: str
-
-
-@dataclass(frozen=True)
-class ArmCue(Command):
-    """Module cues: a fired, skipped or failed cue waits for its trigger again."""
-
-    cue: str
-
-
-@dataclass(frozen=True)
 class NextBattle(Command):
     """E-EVENING-1: the same table moves on to a scenario's opening. The service reads the
     scenario and builds the battle (core/evening.py); `apply` alone cannot, so it refuses it."""
@@ -389,6 +338,8 @@ class NextBattle(Command):
     scenario: str
 
 
+# Every command by its name, for parse_command: the core's, listed here, and each switchable
+# module's, added as the module registers it (core/hooks.py).
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (
@@ -413,7 +364,6 @@ COMMANDS: dict[str, type[Command]] = {
         SetTrack,
         SetShields,
         SetPosition,
-        PlaceInZone,
         SetShipValue,
         SetCharacteristic,
         DowntimeRepair,
@@ -429,12 +379,6 @@ COMMANDS: dict[str, type[Command]] = {
         SetModule,
         SetSetting,
         SetDisplayLanguage,
-        SetMagazine,
-        SetNpc,
-        ChangePosition,
-        FireCue,
-        SkipCue,
-        ArmCue,
         NextBattle,
     )
 }

@@ -127,8 +127,7 @@ def damage_hull(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
             )
             for station in ship["stations"].values():
                 damage_station(ctx, ship, station, 1, message("cause_red_hull_box"))
-        for hook in HOOKS.hull_box_filled:
-            hook(ctx, ship)
+        HOOKS.hull_box_filled(ctx, ship)
         if health(hull) == 0:
             destroy(ctx, ship)
             break

@@ -48,19 +48,33 @@ def apply(state: State, command: c.Command, *, owned: bool = False) -> tuple[Sta
     unless the caller `owned` it: a state made for this one call (just decoded, say) may be
     changed in place, which saves copying it; after the call, or a refusal, it is not to be
     read again."""
-    if command.gm_only and not command.actor.is_gm:
+    if command.actor.role == "prop":
+        if not command.props_may:
+            raise refuse("GM_ONLY")
+    elif command.gm_only and not command.actor.is_gm:
         raise refuse("GM_ONLY")
     phase = state["phase"]
-    if not phase_allows(phase, command.type):
-        raise refuse("WRONG_PHASE", phase=phase)
+    check_phase(phase, command)
     ctx = Context(state if owned else clone(state), command.now)
     could_end = combat.can_end(ctx.state)
-    handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
-    handler(ctx, command)
-    for tidy in HOOKS.after_command:
-        tidy(ctx, phase)
+    handle(ctx, command)
+    HOOKS.after_command(ctx, phase)
     combat.notice_end(ctx, could_end)
     return ctx.state, ctx.events
+
+
+def check_phase(phase: str, command: c.Command) -> None:
+    """Refuses a command the phase does not allow: a core command by the table of phases, a
+    module's by the phases it registered with."""
+    plugged = HOOKS.commands.get(type(command))
+    if not (phase_allows(phase, command.type) if plugged is None else phase in plugged.phases):
+        raise refuse("WRONG_PHASE", phase=phase)
+
+
+def handle(ctx: Context, command: c.Command) -> None:
+    """Runs the command's handler, the core's or its module's."""
+    plugged = HOOKS.commands.get(type(command))
+    (HANDLERS[type(command)] if plugged is None else plugged.handler)(ctx, command)
 
 
 # --- Turn flow -----------------------------------------------------------------------------------
@@ -100,8 +114,7 @@ def start_turn(ctx: Context, cmd: c.StartTurn) -> None:
         deadline=state["deadline"]["at"] if state["deadline"] else None,
     )
     draw_for_turn(ctx)
-    for hook in HOOKS.orders_open:  # M-NPC-2: NPC crews choose as Orders open
-        hook(ctx)
+    HOOKS.orders_open(ctx)  # M-NPC-2: NPC crews choose as Orders open
 
 
 # Left out of the undo snapshot: static cards, and what the room has already seen and heard.
@@ -189,7 +202,7 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
         for ship in ctx.state["ships"].values()
         for station in ship["stations"].values()
     }
-    moves = ctx.state.get("seat_moves")
+    before = ctx.state
     ctx.state = {**clone(undo["state"]), **keep}
     ctx.state["undo"] = None
     timing.clear_deadline(ctx.state)
@@ -198,12 +211,11 @@ def undo_resolution(ctx: Context, cmd: c.UndoResolution) -> None:
         "ResolutionUndone",
         message("resolution_undone", turn=ctx.state["turn"]),
     )
-    keep_crews(ctx, crews, moves)
+    keep_crews(ctx, crews)
+    HOOKS.undone(ctx, before)
 
 
-def keep_crews(
-    ctx: Context, crews: dict[tuple[str, str], Any], moves: dict[str, Any] | None
-) -> None:
+def keep_crews(ctx: Context, crews: dict[tuple[str, str], Any]) -> None:
     """The undo takes back the dice, not the table: whoever sits where now stays there (a player
     freed since is not brought back, a newcomer keeps the seat, a move stands). A station whose
     crew changed loses its restored order and the Skill cards of who sat there, and its crew
@@ -223,8 +235,6 @@ def keep_crews(
         station["crew"] = now
         if now is not None and manned(ctx.state, station) and not ship["destroyed"]:
             draw_up(ctx, ship, station)
-    if moves is not None:
-        ctx.state["seat_moves"] = moves
 
 
 def start_next_combat(ctx: Context, cmd: c.StartNextCombat) -> None:

@@ -18,7 +18,8 @@ from .cards import return_skill_cards
 from .context import Context
 from .errors import refuse
 from .messages import message
-from .state import State, new_game, role_label, station_key
+from .opening import new_game
+from .state import State, role_label, station_key
 
 Events = list[dict[str, Any]]
 

@@ -22,14 +22,11 @@ from .state import (
     get_character,
     get_ship,
     get_station,
-    get_zone,
     health,
     manned,
-    put_in_zone,
     role_label,
     seats_at,
     station_key,
-    zone_map,
 )
 
 MODIFIER_TARGETS = ("attack", "defence", "repair", "station")
@@ -152,8 +149,7 @@ def set_shields(ctx: Context, cmd: c.SetShields) -> None:
 def set_position(ctx: Context, cmd: c.SetPosition) -> None:
     ship = get_ship(ctx.state, cmd.ship)
     settings = ctx.state["settings"]
-    if "zone" in ship:
-        raise refuse("ZONE_MAP", "zone_map_place")
+    HOOKS.placing(ctx.state, ship)
     if not (0 <= cmd.x < settings["map_width"] and 0 <= cmd.y < settings["map_height"]):
         raise refuse("OFF_MAP")
     ship["x"], ship["y"] = cmd.x, cmd.y
@@ -341,12 +337,9 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
         raise refuse("BAD_SIDE")
     if cmd.crew not in SHIP_CREWS:
         raise refuse("BAD_CREW")
-    zones = zone_map(ctx.state)
-    if zones is not None:
-        if cmd.zone is None:
-            raise refuse("ZONE_MAP", "zone_map_give_zone")
-        zone = get_zone(zones, cmd.zone)
-        where, to = zone["name"], zone["id"]
+    arrival = HOOKS.arrival(ctx.state, cmd)
+    if arrival is not None:
+        where, to = arrival
     else:
         if cmd.zone is not None:
             raise refuse("NOT_A_ZONE_MAP", "squares_give_square")
@@ -362,12 +355,12 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
         name=name,
         crew=cmd.crew,
         side=cmd.side,
-        x=cmd.x if zones is None else 0,
-        y=cmd.y if zones is None else 0,
+        x=cmd.x if arrival is None else 0,
+        y=cmd.y if arrival is None else 0,
         shields_active=True,
     )
-    if zones is not None:
-        put_in_zone(zones, ship, str(to))
+    if arrival is not None:
+        HOOKS.arrived(ctx.state, ship, to)
     for station in ship["stations"].values():
         ctx.dice.shuffle(station["draw"])
     ships[ship_id] = ship
@@ -446,8 +439,7 @@ def unseat_crew(ctx: Context, cmd: c.UnseatCrew) -> None:
         station=station["id"],
         seat=crew["seat"],
     )
-    for hook in HOOKS.seat_freed:  # M-SEATS-1: a player waiting for this station takes it now
-        hook(ctx)
+    HOOKS.seat_freed(ctx)  # M-SEATS-1: a player waiting for this station takes it now
 
 
 def send_message(ctx: Context, cmd: c.SendMessage) -> None:
@@ -500,13 +492,10 @@ def set_module(ctx: Context, cmd: c.SetModule) -> None:
     )
 
 
+# The settings the GM may change mid-game, and their bounds; a module adds its own (HOOKS.settings).
 SETTINGS_RANGES = {
     "orders_seconds": (0, 3600),
     "allocation_seconds": (5, 600),
-    # G-ZONE-3, G-ZONE-5: the GM may rule moves dearer or cover thinner mid-game
-    "zone_move_one": (0, 20),
-    "zone_move_two": (0, 40),
-    "cover_bonus": (0, 10),
     "sound_volume": (0, 100),
 }
 # The projector's sound (issue 22): not in scenarios, so games start with these and older saved
@@ -531,8 +520,8 @@ def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
     if cmd.name in ("close_when_all_ready", "sound"):
         if not isinstance(cmd.value, bool):
             raise refuse("BAD_VALUE", "setting_true_or_false", setting=cmd.name)
-    elif cmd.name in SETTINGS_RANGES:
-        low, high = SETTINGS_RANGES[cmd.name]
+    elif cmd.name in SETTINGS_RANGES or cmd.name in HOOKS.settings:
+        low, high = SETTINGS_RANGES.get(cmd.name) or HOOKS.settings[cmd.name]
         if isinstance(cmd.value, bool) or not low <= cmd.value <= high:
             raise refuse(
                 "BAD_VALUE", "setting_out_of_range", setting=cmd.name, least=low, most=high

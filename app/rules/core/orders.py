@@ -60,7 +60,7 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
         raise refuse("ACTION_NOT_FOR_STATION", station=role_label(station), actions=allowed)
     if cmd.override is None:
         _check_operational(ship, station, cmd)
-    rolled = _rolled(ctx.state, ship, station, cmd)
+    rolled = HOOKS.rolled_order(ctx.state, ship, station, cmd)
     cards: tuple[str, ...]
     if rolled:  # M-NPC-1: the checks judge the best the crew's roll can give
         cards, value = (), rolled[0]
@@ -78,16 +78,15 @@ def submit_order(ctx: Context, cmd: SubmitOrder) -> None:
     check(ctx.state, ship, station, cmd, value, order)
     if rolled:
         order.update(rolled[1])
-    _clear_override(ctx.state, ship, hand)
+    HOOKS.clear_override(ctx.state, ship, hand)
     if cmd.override is not None:
-        for record in HOOKS.record_override:
-            record(ctx.state, ship, hand, order)
+        HOOKS.record_override(ctx.state, ship, hand, order)
     _give(ctx, ship, station, order)
 
 
 def pass_order(ctx: Context, cmd: PassOrder) -> None:
     ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
-    _clear_override(ctx.state, ship, station)
+    HOOKS.clear_override(ctx.state, ship, station)
     passed = {
         "ship": ship["id"],
         "station": station["id"],
@@ -119,7 +118,7 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
     ship, station = acting_station(ctx, cmd.actor, cmd.ship, cmd.station)
     key = station_key(ship, station)
     overriding = key in ctx.state["orders"] and ctx.state["orders"][key].get("overriding")
-    _clear_override(ctx.state, ship, station)  # takes back an override with it
+    HOOKS.clear_override(ctx.state, ship, station)  # takes back an override with it
     if ctx.state["orders"].pop(key, None) is None and not overriding:
         raise refuse("NO_ORDER")
     ctx.emit(
@@ -132,24 +131,10 @@ def withdraw_order(ctx: Context, cmd: WithdrawOrder) -> None:
 
 
 def _override_target(state: State, ship: Ship, station: Station, target_id: str) -> Station:
-    for target in HOOKS.override_target:
-        return target(state, ship, station, target_id)
-    raise refuse("MODULE_OFF", "override_module_off")
-
-
-def _clear_override(state: State, ship: Ship, station: Station) -> None:
-    for clear in HOOKS.clear_override:
-        clear(state, ship, station)
-
-
-def _rolled(
-    state: State, ship: Ship, station: Station, cmd: SubmitOrder
-) -> tuple[int, dict[str, Any]] | None:
-    for rolled_order in HOOKS.rolled_order:
-        rolled = rolled_order(state, ship, station, cmd)
-        if rolled is not None:
-            return rolled
-    return None
+    target = HOOKS.override_target(state, ship, station, target_id)
+    if target is None:
+        raise refuse("MODULE_OFF", "override_module_off")
+    return target
 
 
 def _check_operational(ship: Ship, station: Station, cmd: SubmitOrder) -> None:
@@ -228,8 +213,7 @@ def _check_attack(
     if len(set(chosen)) != len(chosen):
         raise refuse("DUPLICATE_WEAPON")
     if chosen:
-        for ready in HOOKS.ready_weapons:
-            chosen = ready(state, ship, chosen, True)
+        chosen = HOOKS.ready_weapons(chosen, state, ship, True)
     else:
         chosen = default_weapons(state, ship, target)
         if not chosen:
@@ -250,8 +234,7 @@ def default_weapons(state: State, ship: Ship, target: Ship) -> list[str]:
     whose firing is a decision of its own (a module's: a torpedo, a grapple) is left to the
     player, as is one that cannot fire (an empty launcher)."""
     chosen = [w["id"] for w in ship["weapons"]]
-    for ready in HOOKS.ready_weapons:
-        chosen = ready(state, ship, chosen, False)
+    chosen = HOOKS.ready_weapons(chosen, state, ship, False)
     guns = [w for w in ship["weapons"] if w["id"] in chosen]
     return [w["id"] for w in reaching(ship, target, guns) or guns]
 
@@ -264,7 +247,7 @@ def out_of_reach_now(ship: Ship, target: Ship, weapon_ids: list[str]) -> bool:
 def _check_manoeuvre(
     state: State, ship: Ship, station: Station, cmd: SubmitOrder, value: int, order: dict[str, Any]
 ) -> None:
-    if any(judge(state, ship, cmd, value, order) for judge in HOOKS.move_order):
+    if HOOKS.move_order(state, ship, cmd, value, order):
         return
     if cmd.zone is not None:
         raise refuse("NOT_A_ZONE_MAP", "squares_choose_square")

@@ -12,7 +12,6 @@ ANY_PHASE = frozenset(
         "SetTrack",
         "SetShields",
         "SetPosition",
-        "PlaceInZone",
         "SetShipValue",
         "SetCharacteristic",
         "FirstAid",
@@ -26,13 +25,8 @@ ANY_PHASE = frozenset(
         "PlaySound",
         "SetSetting",
         "SetDisplayLanguage",
-        "SetNpc",
         "EndCombat",
-        "SetMagazine",
         "SetShipOut",
-        "FireCue",
-        "SkipCue",
-        "ArmCue",
         # The sweeper's expiry names the deadline it saw; the handler judges that against the state,
         # so a repeated or stale expiry is NO_SUCH_DEADLINE whatever phase the game has moved on to.
         "ExpireDeadline",
@@ -47,7 +41,6 @@ PHASES: dict[str, dict[str, object]] = {
                 "StartNextCombat",
                 "DowntimeRepair",
                 "SetModule",
-                "ChangePosition",
                 "NextBattle",
             }
         ),
@@ -64,7 +57,6 @@ PHASES: dict[str, dict[str, object]] = {
                 "PauseTimer",
                 "ResumeTimer",
                 "ExtendTimer",
-                "ChangePosition",
             }
         ),
         "next": "resolve",
@@ -83,10 +75,13 @@ PHASES: dict[str, dict[str, object]] = {
         "next": "turn_end",
     },
     "turn_end": {
-        "allows": frozenset({"StartTurn", "UndoResolution", "ChangePosition"}),
+        "allows": frozenset({"StartTurn", "UndoResolution"}),
         "next": "orders",
     },
 }
+
+# The phases a game rests in: a command given whatever the phase is allowed in each of them.
+ALL_PHASES = frozenset(PHASES)
 
 # G-TURN-1 / the seven combat steps: (step, the role whose orders resolve in it).
 # Modules add handlers to a step; they never fork the sequence.
@@ -109,7 +104,8 @@ class Action(TypedDict):
     step: str
 
 
-# What each station can order, the card kinds that count towards it, and its step.
+# What each station can order, the card kinds that count towards it, and its step: the core's,
+# listed here, and each switchable module's, added as the module registers it (core/hooks.py).
 ACTIONS: dict[str, Action] = {
     "attack": {
         "role": "weapons",
@@ -146,18 +142,6 @@ ACTIONS: dict[str, Action] = {
         "role": "engineering",
         "kinds": frozenset(),
         "step": "repairs",
-    },
-    # M-WEAPONS-4 and -2 (module `weapons`; weapons.offers says when a phone shows them).
-    "point_defence": {
-        "role": "weapons",
-        "kinds": frozenset({"attack", "any"}),
-        "step": "attacks",
-    },
-    # Resolved as the Manoeuvre step begins, so the freed ship may fly off this turn.
-    "release": {
-        "role": "weapons",
-        "kinds": frozenset(),
-        "step": "manoeuvre",
     },
     "command": {
         "role": "captain",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .evening import roster
+from .hooks import HOOKS
 from .messages import said
 from .state import State
 
@@ -27,13 +28,8 @@ DAMAGE_TAKEN: dict[str, Callable[[Event], int]] = {
 }
 
 # Events that are one ship's attack on another: `ship` fired at `target`; `hit` and `damage` say
-# how it went. A torpedo (module weapons) counts as its launcher's attack when it strikes or
-# misses; one shot down or lost never reached its target.
-ATTACKS = {"AttackResolved", "TorpedoStruck", "TorpedoMissed"}
-
-# Torpedo counts (M-WEAPONS-3, -4): the event type, and which ship's count it adds to (`ship`:
-# the launcher for a launch, the ship whose point defence shot it down for a kill).
-TORPEDOES = {"TorpedoLaunched": "torpedoes_launched", "TorpedoIntercepted": "torpedoes_shot_down"}
+# how it went. A module adds its own (HOOKS.report_attacks).
+ATTACKS = {"AttackResolved"}
 
 # What a resolution's undo takes back besides the reveal and what followed it (engine.py).
 _BEFORE_REVEAL = {"OrderVoided", "AllOrdersIn", "TimerExpired"}
@@ -65,8 +61,7 @@ def _ship_line(ship_id: str) -> dict[str, Any]:
         "repaired": 0,
         "attacks": 0,
         "hits": 0,
-        "torpedoes_launched": 0,
-        "torpedoes_shot_down": 0,
+        **dict.fromkeys(HOOKS.report_counts.values(), 0),
         "destroyed": False,
     }
 
@@ -116,9 +111,9 @@ def _count(combat: dict[str, Any], state: State, event: Event) -> None:
         line(event["ship"])["repaired"] += int(event["restored"])
     elif kind == "ShipDestroyed":
         line(event["ship"])["destroyed"] = True
-    elif kind in TORPEDOES:
-        line(event["ship"])[TORPEDOES[kind]] += 1
-    elif kind in ATTACKS:
+    elif kind in HOOKS.report_counts:
+        line(event["ship"])[HOOKS.report_counts[kind]] += 1
+    elif kind in ATTACKS or kind in HOOKS.report_attacks:
         attacker = line(event["ship"])
         attacker["attacks"] += 1
         if event.get("hit"):

@@ -51,8 +51,7 @@ def reveal_and_resolve(ctx: Context) -> None:
         # M-SEATS-2: an override's cards come from the station that gave it, which must still work.
         station = ship["stations"][order.get("from", order["station"])]
         _recheck(ctx, ship, station, order)
-        for reveal in HOOKS.at_reveal:
-            reveal(ctx, ship, station, order)
+        HOOKS.at_reveal(ctx, ship, station, order)
         for card_id in order["cards"]:
             discard(ctx, station, card_id)
         order["played"] = [dict(card_of(state, c)) for c in order["cards"]]
@@ -118,10 +117,8 @@ def describe_order(
             target = message("ship_and_station", ship=target, station=order["target_station"])
     elif order.get("target_station"):
         target = message("station_name", station=order["target_station"])
-    elif action == "manoeuvre" and "zone" in order:
-        target = state["map"]["zones"][order["zone"]]["name"]
     elif action == "manoeuvre":
-        target = message("square", x=order["x"], y=order["y"])
+        target = HOOKS.destination(state, order) or message("square", x=order["x"], y=order["y"])
     valued = bool(ACTIONS[action]["kinds"])
     if target is None and valued:
         words = message("order_valued", who=who, action=action, value=order["value"])
@@ -254,8 +251,7 @@ def step_command(ctx: Context, orders: list[Order]) -> bool:
 
 def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
     expire_modifiers(ctx, "manoeuvre")  # last turn's evasive ends here
-    for hook in HOOKS.before_manoeuvre:  # M-WEAPONS-2: releases and breaking free
-        hook(ctx, orders)
+    HOOKS.before_manoeuvre(ctx, orders)  # M-WEAPONS-2: releases and breaking free
     for order in orders:
         ship = ctx.state["ships"][order["ship"]]
         value, _ = action_value(ctx, order)
@@ -276,7 +272,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
                 value=value,
             )
             continue
-        if any(move(ctx, ship, order, value) for move in HOOKS.move):
+        if HOOKS.move(ctx, ship, order, value):
             continue
         x, y = _towards(ship, order["x"], order["y"], value)
         before = (ship["x"], ship["y"])
@@ -286,8 +282,7 @@ def step_manoeuvre(ctx: Context, orders: list[Order]) -> bool:
             "ship_moved", ship=ship["name"], from_x=before[0], from_y=before[1], x=x, y=y
         )
         ctx.emit("ShipMoved", words, ship=ship["id"], **route)
-    for pull in HOOKS.after_manoeuvre:  # M-WEAPONS-2: grapples hold
-        pull(ctx)
+    HOOKS.after_manoeuvre(ctx)  # M-WEAPONS-2: grapples hold
     return False
 
 
@@ -406,7 +401,7 @@ def repair(ctx: Context, ship: Ship, order: Order) -> None:
 
 
 def step_attacks(ctx: Context, orders: list[Order]) -> bool:
-    if any(step(ctx, orders) for step in HOOKS.attacks):  # M-WEAPONS: launchers around G-HIT
+    if HOOKS.attacks(ctx, orders):  # M-WEAPONS: launchers around G-HIT
         return False
     for order in orders:
         attack(ctx, order)
@@ -551,15 +546,14 @@ def step_damage(ctx: Context, orders: list[Order]) -> bool:
             points -= damage_station(
                 ctx, target, target["stations"][hit["target_station"]], share, hit["cause"]
             )
-        for divert in HOOKS.hull_hit:
-            points -= divert(ctx, target, points, hit["cause"])
+        points = HOOKS.hull_hit(points, ctx, target, hit["cause"])
         if points > 0:
             hull_damage[target["id"]] = hull_damage.get(target["id"], 0) + points
     prompts: dict[str, dict[str, Any]] = {}
     for ship_id, points in hull_damage.items():
         ship = state["ships"][ship_id]
         engineering = first_station(ship, "engineering")
-        random_allocation = any(by_dice(state) for by_dice in HOOKS.random_allocation)
+        random_allocation = HOOKS.random_allocation(state)
         if points >= 2 and engineering and manned(state, engineering) and not random_allocation:
             prompts[ship_id] = {"hull_damage": points, "answered": False, "allocations": {}}
         else:

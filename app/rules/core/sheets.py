@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..content import Catalogue, ShipClass
+from ..content import Catalogue, ShipClass, ShipPlacement
+from .hooks import HOOKS
 
 Sheet = dict[str, Any]
 
@@ -66,9 +67,10 @@ def build_ship(
     x: int,
     y: int,
     shields_active: bool,
-    quality: str = "proficient",
+    placement: ShipPlacement | None = None,
 ) -> dict[str, Any]:
-    """A whole ship of this class: no damage, full decks (unshuffled), nobody aboard."""
+    """A whole ship of this class: no damage, full decks (unshuffled), nobody aboard, with each
+    module's part (`placement`: the scenario's, for a ship it places; None for one the GM adds)."""
     stations = {
         spec["id"]: {
             "id": spec["id"],
@@ -86,7 +88,7 @@ def build_ship(
         for spec in sheet["stations"]
     }
     shields = sheet["shields"]
-    return {
+    ship = {
         "id": ship_id,
         "name": name,
         "class": sheet["id"],
@@ -107,9 +109,12 @@ def build_ship(
             "active": bool(shields_active and shields["boxes"] > 0),
         },
         "stations": stations,
-        # `loaded`: torpedoes left in a launcher (M-WEAPONS-6); None for other weapons.
-        "weapons": [{**w, "loaded": w.get("magazine")} for w in sheet["weapons"]],
+        "weapons": [
+            {**w, **{key: part(w) for key, part in HOOKS.weapon_parts.items()}}
+            for w in sheet["weapons"]
+        ],
         "destroyed": False,
-        "starmada": {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0},
-        "npc": {"quality": quality, "auto": True},  # M-NPC-1, M-NPC-2
     }
+    for key, part in HOOKS.ship_parts.items():
+        ship[key] = part(placement)
+    return ship

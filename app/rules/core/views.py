@@ -67,10 +67,9 @@ def _game(state: State) -> View:
 
 
 def _map(state: State) -> View:
-    for hook in HOOKS.map_view:
-        drawn = hook(state)
-        if drawn is not None:
-            return drawn
+    drawn = HOOKS.map_view(state)
+    if drawn is not None:
+        return drawn
     settings = state["settings"]
     return {"kind": "grid", "width": settings["map_width"], "height": settings["map_height"]}
 
@@ -122,8 +121,8 @@ def _ships(state: State) -> list[View]:
                 "weapons": [dict(w) for w in ship["weapons"]],
             }
         )
-        for hook in HOOKS.ship_view:
-            ships[-1].update(hook(state, ship))
+        for part in HOOKS.ship_view(state, ship):
+            ships[-1].update(part)
     return ships
 
 
@@ -283,7 +282,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
     elif not manned(state, station):
         # G-CREW-3 / M-SEATS-3: the phone says why the station no longer answers to them.
         status = state["characters"][station["crew"]["character"]]["status"]
-        others = "seats" in state["modules"]  # another crew member may take the station
+        others = HOOKS.others_may_take(state)
         if status == "unconscious":
             down = message("down_unconscious_others" if others else "down_unconscious")
         else:
@@ -309,7 +308,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         "actions": [
             {"id": a, "label": term("action", a), "kinds": sorted(ACTIONS[a]["kinds"])}
             for a in actions_for(station["role"])
-            if all(offers(state, ship, a) for offers in HOOKS.offers)
+            if HOOKS.offers(state, ship, a)
         ],
         "order": order,
         # Whether the phone may give an order now: in Orders, from a ship still there, and from
@@ -318,8 +317,6 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         and not ship["destroyed"]
         and (down is None or station["role"] == "engineering"),
         "allocation": allocation,
-        # M-SEATS-1: the station this player waits to move to, if any.
-        "moving_to": (state.get("seat_moves") or {}).get(seat, {}).get("to"),
         # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now
         # (an attack on them is accepted; it hits only if the range closes first).
         "out_of_reach_now": sorted(
@@ -340,7 +337,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         else {},
     }
     for name, part in HOOKS.station_views.items():
-        view["me"][name] = part(state, ship, view[name])
+        view["me"][name] = part(state, ship, seat, view)
     # Private messages are for the seats they were sent to: a player who takes the station later
     # does not read the one before them's (a message kept from before seats were recorded has
     # none, and shows to nobody but the GM).

@@ -3,15 +3,14 @@ their triggers. A cue's actions are commands, run through the engine's own handl
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from ...core import commands as c
+from ...core.commands import Actor, Command, parse_command
 from ...core.context import Context
-from ...core.engine import HANDLERS, clone
+from ...core.engine import check_phase, clone, handle
 from ...core.errors import RulesError, refuse
-from ...core.hooks import HOOKS
 from ...core.messages import Message, message
-from ...core.phases import phase_allows
 from ...core.rng import Dice
 from ...core.state import State
 from .triggers import CONDITIONS, MANUAL, Cue, condition_holds, moment_came
@@ -32,21 +31,49 @@ def get_cue(state: State, cue_id: str) -> Cue:
 # --- The GM's commands ---------------------------------------------------------------------------
 
 
-def fire_cue(ctx: Context, cmd: c.FireCue) -> None:
-    """Fire it now, whatever its trigger; a refused action refuses the whole command."""
+@dataclass(frozen=True)
+class FireCue(Command):
+    """Fire the scenario's cue `cue` (its id) now. The GM's button fires any cue; a prop's signal
+    only a cue whose trigger is the prop's (M-CUES-3)."""
+
+    cue: str
+    props_may: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class SkipCue(Command):
+    """The cue will not fire (until armed again)."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class ArmCue(Command):
+    """A fired, skipped or failed cue waits for its trigger again."""
+
+    cue: str
+
+
+def fire_cue(ctx: Context, cmd: FireCue) -> None:
+    """Fire it now, whatever its trigger if the GM asks, a prop's own cue if a prop does; a
+    refused action refuses the whole command."""
     cue = get_cue(ctx.state, cmd.cue)
+    by = "prop" if cmd.actor.role == "prop" else "gm"
+    if by == "prop" and cue["trigger"]["kind"] != "prop":
+        # The GM's buttons and the timed cues are the GM's plan: a prop cannot run them early.
+        raise refuse("CUE_NOT_PROPS", cue=cue["name"])
     _check_ready(cue)
-    fire(ctx, cue, "gm", ())
+    fire(ctx, cue, by, ())
 
 
-def skip_cue(ctx: Context, cmd: c.SkipCue) -> None:
+def skip_cue(ctx: Context, cmd: SkipCue) -> None:
     cue = get_cue(ctx.state, cmd.cue)
     _check_ready(cue)
     cue["status"] = "skipped"
     _tell_gm(ctx, "CueSkipped", cue)
 
 
-def arm_cue(ctx: Context, cmd: c.ArmCue) -> None:
+def arm_cue(ctx: Context, cmd: ArmCue) -> None:
     cue = get_cue(ctx.state, cmd.cue)
     if cue["status"] == "armed":
         raise refuse("CUE_ARMED", cue=cue["name"])
@@ -98,27 +125,26 @@ def fire(ctx: Context, cue: Cue, by: str, chain: tuple[str, ...]) -> None:
     if cue["id"] in chain:
         raise refuse("CUE_LOOP", cue=cue["name"])
     cue["fired"] += 1
+    cue["by"] = by
     if not cue["repeat"]:
         cue["status"] = "fired"
     what = [did(action, ctx.state) for action in cue["actions"]]
     ctx.emit(
         "CueFired",
-        message("cue_fired", cue=cue["name"], did=what),
+        message("cue_fired_by_prop" if by == "prop" else "cue_fired", cue=cue["name"], did=what),
         cue=cue["id"],
         by=by,
         did=what,
     )
     for action in cue["actions"]:
-        command = c.parse_command(action, c.Actor.system(), ctx.now)
-        if isinstance(command, c.FireCue):
+        command = parse_command(action, Actor.system(), ctx.now)
+        if isinstance(command, FireCue):
             other = get_cue(ctx.state, command.cue)
             _check_ready(other)
             fire(ctx, other, "cue", (*chain, cue["id"]))
             continue
-        if not phase_allows(ctx.state["phase"], command.type):
-            raise refuse("WRONG_PHASE", phase=ctx.state["phase"])
-        handler = HANDLERS.get(type(command)) or HOOKS.commands[type(command)]
-        handler(ctx, command)
+        check_phase(ctx.state["phase"], command)
+        handle(ctx, command)
 
 
 def notice(ctx: Context, phase_was: str) -> None:
@@ -197,6 +223,7 @@ def cue_list(state: State) -> list[dict[str, Any]]:
             "repeat": cue["repeat"],
             "status": cue["status"],
             "fired": cue["fired"],
+            "by": cue.get("by"),  # who fired it last: gm, trigger, cue or prop
             "failure": cue.get("failure", {}).get("words"),
         }
         for cue in cues_of(state)

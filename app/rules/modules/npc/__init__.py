@@ -3,14 +3,23 @@ that gives their orders."""
 
 from __future__ import annotations
 
-from ...core.commands import SetNpc
+from ...core.engine import submit_and_maybe_close
 from ...core.hooks import Hooks
-from . import npc, tactic
+from ...core.phases import ALL_PHASES
+from . import npc, tactic, waiting
 
 
 def register(hooks: Hooks) -> None:
-    hooks.commands[SetNpc] = tactic.set_npc
-    hooks.orders_open.append(tactic.give_orders)
-    hooks.rolled_order.append(npc.rolled_order)
-    hooks.at_reveal.append(npc.roll_at_reveal)
+    hooks.switch(npc.MODULE)
+    hooks.ship_parts["npc"] = npc.crew_of
+    hooks.command(tactic.SetNpc, tactic.set_npc, ALL_PHASES)
+    # The last order the GM's tap gives may be the one the turn waited for, as a player's may.
+    hooks.command(
+        waiting.GiveNpcOrders,
+        submit_and_maybe_close(waiting.give_npc_orders),
+        frozenset({"orders"}),
+    )
+    hooks.orders_open.register(tactic.give_orders)
+    hooks.rolled_order.register(npc.rolled_order)
+    hooks.at_reveal.register(npc.roll_at_reveal)
     hooks.gm_views["npc"] = npc.gm_view

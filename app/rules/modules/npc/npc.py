@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...content import QUALITIES
+from ...content import QUALITIES, ShipPlacement
 from ...core.commands import SubmitOrder
 from ...core.context import Context
 from ...core.messages import message
@@ -16,7 +16,18 @@ from ...core.phases import ACTIONS
 from ...core.state import Ship, State, Station, role_label, station_key
 from ...core.views import ships_in_order
 
+MODULE = "npc"
 DIE = 6
+
+
+def on(state: State) -> bool:
+    return MODULE in state["modules"]
+
+
+def crew_of(placement: ShipPlacement | None) -> dict[str, Any]:
+    """A ship's NPC crew: its Crew Quality (the scenario's, or Proficient for a ship the GM
+    adds), and whether its tactic gives its orders (M-NPC-1, M-NPC-2)."""
+    return {"quality": placement.quality if placement else "proficient", "auto": True}
 
 
 def quality(ship: Ship) -> str:
@@ -36,7 +47,7 @@ def automated(ship: Ship) -> bool:
 def is_npc_station(state: State, ship: Ship, station: Station) -> bool:
     """A station the Crew Quality works: the module is on, the ship has no player crew and
     nobody sits there."""
-    return "npc" in state["modules"] and ship["crew"] == "npc" and station["crew"] is None
+    return on(state) and ship["crew"] == "npc" and station["crew"] is None
 
 
 def rolls_at_reveal(state: State, ship: Ship, station: Station, cmd: SubmitOrder) -> bool:

@@ -8,13 +8,14 @@ not. The GM sees them all before the reveal and may replace any (M-NPC-2, M-NPC-
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...content import QUALITIES, RANGE_BANDS, band_index
-from ...core.commands import PassOrder, SetNpc, SubmitOrder
+from ...core.commands import Command, PassOrder, SubmitOrder
 from ...core.context import Context
 from ...core.errors import RulesError, refuse
-from ...core.hooks import can_fire
+from ...core.hooks import HOOKS
 from ...core.orders import pass_order, stations_expected, submit_order
 from ...core.state import (
     Ship,
@@ -42,7 +43,7 @@ def _enemies(state: State, ship: Ship) -> list[Ship]:
 
 
 def _reaching(state: State, ship: Ship, target: Ship) -> list[str]:
-    ready = [w for w in ship["weapons"] if can_fire(state, w)]
+    ready = [w for w in ship["weapons"] if HOOKS.can_fire(state, w)]
     return [w["id"] for w in reaching(ship, target, ready)]
 
 
@@ -214,7 +215,7 @@ def give_orders(ctx: Context, only: str | None = None) -> None:
     """When Orders open: one order (or a pass) for every waiting station of each automated NPC
     ship (or of the ship `only`)."""
     state = ctx.state
-    if "npc" not in state["modules"]:
+    if not npc.on(state):
         return
     for key in stations_expected(state):
         ship_id, station_id = key.split("/", 1)
@@ -233,6 +234,15 @@ def give_orders(ctx: Context, only: str | None = None) -> None:
         if fields is None:
             pass_order(ctx, PassOrder(ship=ship_id, station=station_id))
         state["orders"][key]["by"] = "npc"
+
+
+@dataclass(frozen=True)
+class SetNpc(Command):
+    """M-NPC-1/2: an NPC ship's Crew Quality and whether its tactic gives its orders."""
+
+    ship: str
+    quality: str | None = None
+    auto: bool | None = None
 
 
 def set_npc(ctx: Context, cmd: SetNpc) -> None:

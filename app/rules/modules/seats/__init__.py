@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from ...core.commands import ChangePosition
 from ...core.hooks import Hooks
 from . import seats
 
 
 def register(hooks: Hooks) -> None:
-    hooks.commands[ChangePosition] = seats.change_position
-    hooks.seat_freed.append(seats.settle)
+    hooks.switch(seats.MODULE)
+    hooks.command(seats.ChangePosition, seats.change_position, seats.PHASES)
+    hooks.seat_freed.register(seats.settle)
     # However a station frees (a fall, a leaver, an undo, the GM), a move waiting for it happens
     # once the command that freed it is done.
-    hooks.after_command.append(seats.settle_after)
-    hooks.override_target.append(seats.override_target)
-    hooks.record_override.append(seats.record_override)
-    hooks.clear_override.append(seats.clear_override)
+    hooks.after_command.register(seats.settle_after)
+    hooks.override_target.register(seats.override_target)
+    hooks.record_override.register(seats.record_override)
+    hooks.clear_override.register(seats.clear_override)
+    hooks.state_keys.add(seats.MOVES)
+    hooks.undone.register(seats.keep_moves)
+    hooks.station_views["moving_to"] = seats.moving_to
+    hooks.others_may_take.register(seats.on)

@@ -7,11 +7,12 @@ waits there until its occupant leaves.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from ...core.cards import draw_up, enforce_limit, is_skill, return_skill_cards
 from ...core.combat import check_open_to_players
-from ...core.commands import ChangePosition
+from ...core.commands import Command
 from ...core.context import Context
 from ...core.errors import refuse
 from ...core.messages import message
@@ -28,10 +29,17 @@ from ...core.state import (
 )
 
 OVERRIDE_PENALTY = -2
+MODULE = "seats"
+MOVES = "seat_moves"  # the key of the queued moves in the state
+
+
+def on(state: State) -> bool:
+    """Whether the module is on: then another of the crew may take a fallen one's station."""
+    return MODULE in state["modules"]
 
 
 def _require_module(state: State) -> None:
-    if "seats" not in state["modules"]:
+    if not on(state):
         raise refuse("MODULE_OFF", "seats_module_off")
 
 
@@ -41,6 +49,19 @@ def free(state: State, ship: Ship, station: Station) -> bool:
     if station["crew"] is None:
         return bool(ship["crew"] == "players")
     return not manned(state, station)
+
+
+@dataclass(frozen=True)
+class ChangePosition(Command):
+    """M-SEATS-1: the player moves to another station of their ship."""
+
+    gm_only: ClassVar[bool] = False
+    ship: str
+    station: str
+
+
+# Between turns and while orders are given; never while Engineering's prompt holds a resolution.
+PHASES = frozenset({"downtime", "orders", "turn_end"})
 
 
 def change_position(ctx: Context, cmd: ChangePosition) -> None:
@@ -55,7 +76,7 @@ def change_position(ctx: Context, cmd: ChangePosition) -> None:
     if cmd.ship != ship["id"]:
         raise refuse("OTHER_SHIP")
     there = get_station(ship, cmd.station)
-    moves = state.setdefault("seat_moves", {})
+    moves = state.setdefault(MOVES, {})
     seat = here["crew"]["seat"]
     if there is here:
         if moves.pop(seat, None) is None:
@@ -122,7 +143,7 @@ def _carry_off(ctx: Context, ship: Ship, station: Station) -> None:
     crew = station["crew"]
     return_skill_cards(ctx, station)
     station["crew"] = None
-    ctx.state.get("seat_moves", {}).pop(crew["seat"], None)
+    ctx.state.get(MOVES, {}).pop(crew["seat"], None)
     ctx.emit(
         "CrewCarriedOff",
         message(
@@ -137,8 +158,8 @@ def _carry_off(ctx: Context, ship: Ship, station: Station) -> None:
 def settle(ctx: Context) -> None:
     """Carry out every queued move whose station has come free, as often as moves free more."""
     state = ctx.state
-    moves: dict[str, Any] = state.get("seat_moves") or {}
-    if "seats" not in state["modules"] or state["phase"] == "allocation":
+    moves: dict[str, Any] = state.get(MOVES) or {}
+    if not on(state) or state["phase"] == "allocation":
         return
     changed = True
     while changed:
@@ -156,6 +177,19 @@ def settle(ctx: Context) -> None:
                 move(ctx, ship, here, there)
                 changed = True
                 break
+
+
+def moving_to(state: State, ship: Ship, seat: str, shared: dict[str, Any]) -> str | None:
+    """M-SEATS-1, for the player's own view: the station they wait to move to, if any."""
+    wish: dict[str, Any] = (state.get(MOVES) or {}).get(seat, {})
+    return wish.get("to")
+
+
+def keep_moves(ctx: Context, before: State) -> None:
+    """An undo takes back the dice, not the table: the moves waiting as it came stay waiting."""
+    moves = before.get(MOVES)
+    if moves is not None:
+        ctx.state[MOVES] = moves
 
 
 def settle_after(ctx: Context, phase_before: str) -> None:

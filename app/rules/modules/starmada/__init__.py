@@ -7,5 +7,7 @@ from . import starmada
 
 
 def register(hooks: Hooks) -> None:
-    hooks.hull_box_filled.append(starmada.hull_box_filled)
-    hooks.random_allocation.append(starmada.on)
+    hooks.switch(starmada.MODULE)
+    hooks.ship_parts["starmada"] = starmada.no_system_damage
+    hooks.hull_box_filled.register(starmada.hull_box_filled)
+    hooks.random_allocation.register(starmada.on)

@@ -3,6 +3,7 @@ ship's systems down by its damage factor, and Engineering is not asked where Hul
 
 from __future__ import annotations
 
+from ...content import ShipPlacement
 from ...core.context import Context
 from ...core.damage import damage_shields_box, damage_station, first_station
 from ...core.messages import message
@@ -21,6 +22,11 @@ STARMADA_CHART = {
 }
 STARMADA_SYSTEM_ROLE = {"thrust": "pilot", "weapons": "weapons", "ecm": "comms"}
 STARMADA_PERCENT = {"normal": 29, "fragile": 17, "reinforced": 67}
+
+
+def no_system_damage(placement: ShipPlacement | None) -> dict[str, int]:
+    """Each system's running total, as a ship starts (or comes in) undamaged."""
+    return {"thrust": 0, "weapons": 0, "ecm": 0, "shields": 0}
 
 
 def damage_factor(hull_size: int, systems: str) -> int:

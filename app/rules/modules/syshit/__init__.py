@@ -7,5 +7,6 @@ from . import syshit
 
 
 def register(hooks: Hooks) -> None:
-    hooks.hull_hit.append(syshit.diverted)
-    hooks.random_allocation.append(syshit.on)
+    hooks.switch(syshit.MODULE)
+    hooks.hull_hit.register(syshit.hull_left)
+    hooks.random_allocation.register(syshit.on)

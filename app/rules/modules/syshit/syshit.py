@@ -15,9 +15,9 @@ def on(state: State) -> bool:
     return MODULE in state["modules"]
 
 
-def diverted(ctx: Context, ship: Ship, points: int, cause: Message) -> int:
-    """The Hull damage of one hit that went to a system instead."""
-    return system_hit(ctx, ship, points, cause) if on(ctx.state) else 0
+def hull_left(points: int, ctx: Context, ship: Ship, cause: Message) -> int:
+    """Of one hit's Hull damage, what did not go to a system instead."""
+    return points - system_hit(ctx, ship, points, cause) if on(ctx.state) else points
 
 
 def system_hit(ctx: Context, ship: Ship, points: int, cause: Message) -> int:

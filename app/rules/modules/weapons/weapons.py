@@ -11,12 +11,13 @@ and adds what happens around them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...content import MAGAZINE_DEFAULT, band_index
 from ...core import hooks, resolve
 from ...core.combat import out_of_the_fight
-from ...core.commands import SetMagazine, SubmitOrder
+from ...core.commands import Command, SubmitOrder
 from ...core.context import Context
 from ...core.errors import refuse
 from ...core.messages import Message, message, term
@@ -104,7 +105,7 @@ def is_decision(weapon: dict[str, Any]) -> bool:
     return is_launcher(weapon) or weapon.get("kind") == GRAPPLER
 
 
-def ready_to_fire(state: State, ship: Ship, chosen: list[str], named: bool) -> list[str]:
+def ready_to_fire(chosen: list[str], state: State, ship: Ship, named: bool) -> list[str]:
     """A named empty launcher is refused; unnamed, launchers and grapplers stay silent."""
     if not on(state):
         return chosen
@@ -599,6 +600,15 @@ def _reload(ctx: Context) -> None:
                 )
 
 
+@dataclass(frozen=True)
+class SetMagazine(Command):
+    """M-WEAPONS-6: how many torpedoes a launcher holds now."""
+
+    ship: str
+    weapon: str
+    count: int
+
+
 def set_magazine(ctx: Context, cmd: SetMagazine) -> None:
     """M-WEAPONS-6: the GM sets how many torpedoes a launcher holds now."""
     if not on(ctx.state):
@@ -663,8 +673,9 @@ def public_view(state: State) -> dict[str, Any]:
     return {"on": on(state), "torpedoes": flying, "grapples": holds}
 
 
-def station_part(state: State, ship: Ship, public: dict[str, Any]) -> dict[str, Any]:
+def station_part(state: State, ship: Ship, seat: str, shared: dict[str, Any]) -> dict[str, Any]:
     """A station's own view: torpedoes coming at its ship, holds on it, its launchers."""
+    public = shared["weapons"]
     return {
         "incoming": [t for t in public["torpedoes"] if t["target"] == ship["id"]],
         "held_by": [g for g in public["grapples"] if g["target"] == ship["id"]],

@@ -5,11 +5,22 @@ A scenario with a map switches it on: the map is `state["map"]`, and each ship o
 
 from __future__ import annotations
 
-from ...core.commands import PlaceInZone, SubmitOrder
+from dataclasses import dataclass
+
+from ...core.commands import Command, SubmitOrder
 from ...core.context import Context
 from ...core.hooks import Hooks, Order
+from ...core.phases import ALL_PHASES
 from ...core.state import Ship, State, get_ship
 from . import zone_views, zones
+
+
+@dataclass(frozen=True)
+class PlaceInZone(Command):
+    """The GM's move on a zone map (G-ZONE-1): the ship stands in that zone."""
+
+    ship: str
+    zone: str
 
 
 def move_order(state: State, ship: Ship, cmd: SubmitOrder, value: int, order: Order) -> bool:
@@ -32,10 +43,16 @@ def place_in_zone(ctx: Context, cmd: PlaceInZone) -> None:
 
 
 def register(hooks: Hooks) -> None:
-    hooks.commands[PlaceInZone] = place_in_zone
-    hooks.move_order.append(move_order)
-    hooks.move.append(move)
-    hooks.defending.append(zones.cover)
-    hooks.map_view.append(zone_views.map_view)
-    hooks.ship_view.append(zone_views.ship_zone_view)
-    hooks.pick_zone.append(zones.pick_destination)
+    # G-ZONE-3, G-ZONE-5: the GM may rule moves dearer or cover thinner mid-game.
+    hooks.settings.update(zone_move_one=(0, 20), zone_move_two=(0, 40), cover_bonus=(0, 10))
+    hooks.placing.register(zones.refuse_squares)
+    hooks.arrival.register(zones.arrival)
+    hooks.arrived.register(zones.arrived)
+    hooks.command(PlaceInZone, place_in_zone, ALL_PHASES)
+    hooks.move_order.register(move_order)
+    hooks.move.register(move)
+    hooks.defending.register(zones.cover)
+    hooks.destination.register(zone_views.destination)
+    hooks.map_view.register(zone_views.map_view)
+    hooks.ship_view.register(zone_views.ship_zone_view)
+    hooks.pick_zone.register(zones.pick_destination)

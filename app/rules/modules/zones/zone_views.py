@@ -12,6 +12,15 @@ from .zones import moves_from
 View = dict[str, Any]
 
 
+def destination(state: State, order: dict[str, Any]) -> str | None:
+    """A revealed Pilot's order names the zone it goes to (G-ZONE-3)."""
+    if "zone" not in order:
+        return None
+    zones = zone_map(state)
+    assert zones is not None
+    return str(zones["zones"][order["zone"]]["name"])
+
+
 def map_view(state: State) -> View | None:
     zones = zone_map(state)
     if zones is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ...core.commands import AddShip
 from ...core.context import Context
 from ...core.damage import damage_hull
 from ...core.errors import refuse
@@ -185,6 +186,30 @@ def place(ctx: Context, ship: Ship, dest: Any) -> None:
         ship=ship["id"],
         zone=zone["id"],
     )
+
+
+def refuse_squares(state: State, ship: Ship) -> None:
+    """A ship on a zone map stands in a zone, never on a square (G-ZONE-1)."""
+    if "zone" in ship:
+        raise refuse("ZONE_MAP", "zone_map_place")
+
+
+def arrival(state: State, cmd: AddShip) -> tuple[str, str] | None:
+    """On a zone map a ship the GM adds arrives in a zone (G-ZONE-1): its name for the log, and
+    its id."""
+    zones = zone_map(state)
+    if zones is None:
+        return None
+    if cmd.zone is None:
+        raise refuse("ZONE_MAP", "zone_map_give_zone")
+    zone = get_zone(zones, cmd.zone)
+    return zone["name"], zone["id"]
+
+
+def arrived(state: State, ship: Ship, zone: Any) -> None:
+    zones = zone_map(state)
+    if zones is not None:
+        put_in_zone(zones, ship, str(zone))
 
 
 def pick_destination(state: State, ship: Ship, value: int, rng: random.Random) -> str | None:

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import ContentError, Table, first_duplicate
-from .zone_content import ZoneMap
+from ...content import QUALITIES, SHIPS_MAX, SOUNDS, Placed
+from ...content.checks import ContentError, Table, first_duplicate
 
 # The phases a `phase` trigger may name (core/phases.py; `resolve` is never a resting phase).
 PHASES = ("orders", "allocation", "turn_end", "downtime")
@@ -33,9 +33,6 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     "gm": (),
     "prop": (),
 }
-# The projector's sounds (static/js/sound.js draws each): those it plays by itself as the game
-# changes, and two that only the GM or a cue plays (PlaySound).
-SOUNDS = ("alarm", "chime", "red-alert", "hit-players", "hit-enemy", "destroyed", "turn-start")
 # Likewise for an action, by its first key.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "message": ("to",),
@@ -58,20 +55,8 @@ class Cue:
     repeat: bool
 
 
-@dataclass(frozen=True)
-class Placed:
-    """What a cue may name of the scenario's ships: ids, names, crews and the map's size."""
-
-    ships: Mapping[str, str]  # id -> crew
-    names: frozenset[str]
-    width: int
-    height: int
-    zone_map: ZoneMap | None
-
-
-def parse_cues(
-    sheet: Table, placed: Placed, ships_max: int, qualities: tuple[str, ...]
-) -> tuple[Cue, ...]:
+def parse_cues(sheet: Table, placed: Placed) -> tuple[Cue, ...]:
+    """The scenario's `[[cues]]`, checked as far as its own file can be."""
     entries = sheet.tables(
         "cues", required=("id", "name", "trigger", "actions"), optional=("repeat",), default=()
     )
@@ -83,8 +68,8 @@ def parse_cues(
         raise entries[duplicate[1]].error(
             "id", f"cue id {ids[duplicate[1]]!r} is already used by cues[{duplicate[0]}]"
         )
-    cues = tuple(_cue(entry, placed, set(ids), qualities) for entry in entries)
-    _check_new_ships(sheet, entries, cues, placed, ships_max)
+    cues = tuple(_cue(entry, placed, set(ids), QUALITIES) for entry in entries)
+    _check_new_ships(sheet, entries, cues, placed, SHIPS_MAX)
     _check_loops(sheet, cues)
     return cues
 
