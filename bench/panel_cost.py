@@ -1,4 +1,4 @@
-"""What the live hub spends rendering panels, command by command, per screen and panel.
+"""What the live hub spends rendering fragments, command by command, per screen and fragment.
 
 Plays bot games in the engine alone (no database, no server), the way
 tests/server/test_live_panels.py does: skirmish, four seated stations plus the bot's choices,
@@ -6,10 +6,11 @@ StartTurn / the bot's orders / CloseOrders / AllocateDamage / EndCombat, a messa
 now and then. With `--table load`, the table bench/load.py plays instead (every seat's order each
 turn, Engineering's allocation, the GM cleaning up after a lost ship): the mix behind the peer
 bench's figures. After each command every screen (each seat's station, the GM, the projector) is
-brought up to date as a push round does (app/web/live/hub.py): each panel whose inputs changed
-is pushed, and rendered unless another screen had those inputs; each render is counted and timed.
-"same HTML" counts the pushes that brought a screen the very panel it showed: a panel that
-declares inputs it does not show.
+brought up to date as a push round does (app/web/live/hub.py, `Screen.changes`): each fragment
+that changed is rendered unless another screen had it, each render counted and timed (a panel
+by its name, an entry of a panel's list as `name[]`). "same HTML" counts the pushes that brought
+a screen the very fragment it showed: one that declares inputs it does not show. The last lines
+give, per audience, the push messages and their mean size.
 
     .venv/bin/python bench/panel_cost.py                    # 6 games x 150 commands
     .venv/bin/python bench/panel_cost.py --games 2 --steps 80 --top 15

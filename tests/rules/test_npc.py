@@ -150,7 +150,7 @@ def test_m_npc_2_exceptional_focuses_the_weakest_enemy_in_reach() -> None:
 
 def test_m_npc_2_the_gm_sees_and_replaces_an_npc_order_before_the_reveal() -> None:
     state = started(place(skirmish(), "rustjaw", 7, 5))
-    assert gm_view(state)["orders"]["rustjaw/weapons"]["action"] == "attack"
+    assert gm_view(state)["orders"]["rustjaw"]["weapons"]["action"] == "attack"
     state = run(state, npc("rustjaw", "pilot", "evasive", value=5))  # a number of the GM's
     state = run(  # a changed order the crew still rolls for
         state,

@@ -92,11 +92,19 @@ def test_display_view_has_no_hand_and_no_unrevealed_order() -> None:
 def test_gm_view_has_every_hand_and_order() -> None:
     state, _ = orders_open()
     view = gm_view(state)
-    assert {key: [card["id"] for card in held] for key, held in view["hands"].items()} == hands(
-        state
-    )
-    assert view["orders"] == state["orders"]
-    assert view["hands"]["kestrel/weapons"][0]["name"]
+    shown = {
+        f"{ship}/{station}": [card["id"] for card in held]
+        for ship, stations in view["hands"].items()
+        for station, held in stations.items()
+    }
+    assert shown == hands(state)
+    given = {
+        f"{ship}/{station}": order
+        for ship, stations in view["orders"].items()
+        for station, order in stations.items()
+    }
+    assert given == state["orders"]
+    assert view["hands"]["kestrel"]["weapons"][0]["name"]
 
 
 def test_orders_are_public_once_revealed() -> None:

@@ -87,7 +87,14 @@ class World:
         view = client.get(
             f"/api/games/{self.game_id}/view", headers={"Authorization": f"Bearer {self.gm_token}"}
         ).json()["view"]
-        self.cards = sorted({card["id"] for hand in view["hands"].values() for card in hand})
+        self.cards = sorted(
+            {
+                card["id"]
+                for stations in view["hands"].values()
+                for hand in stations.values()
+                for card in hand
+            }
+        )
 
     def _game(self) -> tuple[str, str, str]:
         made = self.client.post("/api/games", json={"scenario": "skirmish", "seed": 3}).json()

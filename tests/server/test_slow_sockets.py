@@ -57,7 +57,7 @@ def _never_reading(url: str) -> tuple[socket.socket, ClientProtocol]:
 async def test_a_socket_that_never_reads_is_closed_and_the_others_go_on(
     live: LiveServer, table: AsyncTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(hub, "OUTBOX_BYTES", 32 * 1024)
+    monkeypatch.setattr(hub, "OUTBOX_BYTES", 64 * 1024)  # over one whole view of this game
     monkeypatch.setattr(hub, "CLOSE_SECONDS", 0.5)
     url = f"{live.ws}/ws/display/{table.game_id}?format=json"
     stalled, protocol = await asyncio.to_thread(_never_reading, url)

@@ -39,7 +39,11 @@ def test_after_a_combat_the_gm_has_one_start_button_and_it_starts_the_next_comba
 
 def hull_label(html: str, article: str) -> str:
     """The Hull row's words in one ship's article (the GM's card or a ship panel)."""
-    found = re.search(article + r".*?(?:<tr><th>Hull</th>.*?</tr>|hull-row.*?</span>)", html, re.S)
+    found = re.search(
+        article + r".*?(?:<tr id=\"gm-track-\w+-hull\"><th>Hull</th>.*?</tr>|hull-row.*?</span>)",
+        html,
+        re.S,
+    )
     assert found is not None, article
     return re.sub(r"<[^>]+>|\s+", " ", found.group(0)).split("Hull")[-1]
 
@@ -49,7 +53,7 @@ def test_a_ship_the_gm_destroyed_reads_destroyed_not_a_whole_hull() -> None:
     boxes = state["ships"]["rustjaw"]["hull"]["boxes"]
     assert state["ships"]["rustjaw"]["hull"]["damage"] == 0  # the boxes stay as they were
     whole = f"{boxes}/{boxes}"
-    gm_hull = hull_label(gm(state), r'<article class="panel gm-ship side-raiders destroyed">')
+    gm_hull = hull_label(gm(state), r'<article id="gm-ship-rustjaw" class="panel gm-ship side-raiders destroyed"')
     display = render_page("display", display_view(state), **PAGE)
     shown = hull_label(display, r'id="ship-rustjaw"')
     for label in (gm_hull, shown):

@@ -27,8 +27,8 @@ def test_the_phone_names_the_new_station_for_the_tab_after_a_move() -> None:
         ),
     )
     html = render_page("station", station_view(state, "seat-p"), **PAGE)
-    status = re.search(r'<header id="status"[^>]*>', html)
-    assert status is not None and 'data-title="Comms · Kestrel"' in status.group(0)
+    who = re.search(r'<span id="who"[^>]*>', html)
+    assert who is not None and 'data-title="Comms · Kestrel"' in who.group(0)
     # The change-position panel has an id, so a push that redraws it keeps it open.
     assert '<details id="seat-change"' in html
 

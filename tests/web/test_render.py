@@ -307,3 +307,23 @@ def test_the_key_first_lookup_keeps_jinjas_answers() -> None:
     assert environment.getattr(view, "items") == view.items
     with pytest.raises(UndefinedError):  # StrictUndefined: a typo still fails
         environment.from_string("{{ view.nope }}").render(view=view)
+
+
+def test_every_phone_gets_the_same_reveal_and_marks_its_own_order_itself() -> None:
+    """The reveal is one render for every phone: each order names its station, and a phone's
+    own panel carries the style that marks its own order."""
+    from app.rules import apply
+    from app.rules import commands as c
+    from app.web.render import render_panels
+
+    state, _ = apply(games.orders_phase(), c.CloseOrders(now=games.NOW))  # Weapons attacked
+    reveals = {
+        render_panels("station", station_view(state, seat), ["reveal"])
+        for seat in games.SEATS.values()
+    }
+    assert len(reveals) == 1
+    ordered = re.findall(r'data-order="kestrel/(\w+)"', reveals.pop())
+    assert ordered
+    seat = games.SEATS[ordered[0]]
+    me = render_panels("station", station_view(state, seat), ["me"])
+    assert f'.orders-revealed li[data-order="kestrel/{ordered[0]}"]' in me

@@ -74,7 +74,8 @@ def test_m_weapons_the_targets_pilot_and_weapons_are_warned_and_weapons_sees_mag
         assert "TORPEDO INCOMING from Adder: strikes next turn" in shown[role], role
     assert "TORPEDO INCOMING" not in shown["engineering"]
     assert "Torpedo Launcher: 4 /4 torpedoes" in shown["weapons"]
-    assert 'value="point_defence"' in pages(after_turn_one())["weapons"]
+    # The order form is there while orders are open: in the next turn's.
+    assert 'value="point_defence"' in pages(run(after_turn_one(), c.StartTurn(now=NOW)))["weapons"]
 
 
 # rule: M-WEAPONS-2
@@ -160,7 +161,7 @@ def test_m_weapons_4_the_phone_advises_point_defence_only_in_the_turn_a_torpedo_
 
 # rule: M-WEAPONS-4
 def test_m_weapons_4_the_point_defence_builder_warns_when_nothing_strikes_this_turn() -> None:
-    html = weapons_page(after_turn_one())
+    html = weapons_page(torpedo_run(viper=(6, 5)))  # turn 1's orders: no torpedo in flight
     builder = text(block(html, r'<div class="group" data-for="point_defence">.*?</div>'))
     assert "No torpedo strikes Harrier this turn" in builder and "cards are lost" in builder
     assert 'class="pd-idle warn" role="alert"' in html
