@@ -344,14 +344,16 @@ class LanguageMiddleware:
             await self.app(scope, receive, send)
             return
         pseudo = self.pseudo()
-        picked = _query_choice(scope, pseudo) if scope["type"] == "http" else None
+        # A page's socket asks for the page's language (static/js/app.js): a browser may open a
+        # socket with other Accept-Language than its pages.
+        picked = _query_choice(scope, pseudo)
         state = scope.setdefault("state", {})
         state.pop("locale", None)  # chosen here, not by whatever the scope arrived with
         locale = picked or locale_of_scope(scope, pseudo=pseudo)
         state["locale"] = locale
         token = requested.set(locale)
         try:
-            if picked is None:
+            if picked is None or scope["type"] == "websocket":  # a socket sets no cookie
                 await self.app(scope, receive, send)
                 return
 

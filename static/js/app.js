@@ -9,9 +9,12 @@
     return Math.min(3000, 300 * Math.pow(2, retry)) * (0.6 + 0.4 * Math.random());
   };
   // A socket says what the screen shows when it opens (?shown=): one that comes back to a game
-  // that has not moved on since is sent nothing again (app/web/live/hub.py, welcome).
+  // that has not moved on since is sent nothing again (app/web/live/hub.py, welcome). And in
+  // which language the page is (?lang=): its pushes come in that one, whatever the browser
+  // would say of itself when it opens a socket.
   htmx.createWebSocket = function (url) {
-    var asked = shownAs ? url + (url.indexOf("?") < 0 ? "?" : "&") + "shown=" + encodeURIComponent(shownAs) : url;
+    var asked = url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + encodeURIComponent(document.documentElement.lang || "en");
+    if (shownAs) asked += "&shown=" + encodeURIComponent(shownAs);
     var opened = new WebSocket(asked, []);
     opened.binaryType = htmx.config.wsBinaryType;
     return opened;

@@ -410,3 +410,19 @@ async def test_a_socket_lets_go_of_each_message_once_sent() -> None:
         assert sys.getrefcount(push) == alone
     finally:
         sender.cancel()
+
+
+async def test_a_socket_speaks_the_language_its_page_asks_for(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    """A page's socket says the page's language (`?lang=`, static/js/app.js): a browser may open
+    it with another Accept-Language than its pages (Chromium with a German page, seen), and the
+    pushes must not switch the screen to English."""
+    token = (await table.seat("weapons"))["seat_token"]
+    url = f"{live.ws}/ws/station/{table.game_id}?token={token}&lang=de"
+    async with connect(url, additional_headers={"Accept-Language": "en-US,en;q=0.9"}) as socket:
+        welcome = str(await asyncio.wait_for(socket.recv(), 10))
+        assert "-de" in _shown(welcome) and "Waffen" in welcome
+        await table.gm_command(type="StartTurn")
+        push = str(await asyncio.wait_for(socket.recv(), 10))
+        assert "Aktion und Karten wählen" in push and "Choose an action" not in push
