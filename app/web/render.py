@@ -213,6 +213,11 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
         ),
         "hand": ("game.turn", "me.{hand,hand_limit,can_order}", "me.order.cards"),
+        "map": Panel(
+            (*MAP, "me.{ship,role}"),
+            when=("me.role",),
+            shown=lambda view: bool(view["me"] and view["me"]["role"] == "pilot"),
+        ),
         "order_state": (
             "game.{turn,phase,map}",
             "me.{order,down,can_order}",

@@ -52,7 +52,7 @@ def test_a_cue_brings_a_wave_at_turn_3_and_a_skipped_cue_stays_silent(
     expect(display.locator("#ship-status")).to_contain_text("Bone Saw", timeout=WAIT)
     expect(display.locator("#messages")).to_contain_text("Bone Saw drops out", timeout=WAIT)
     expect(display.locator("#alert")).to_contain_text("RED ALERT", timeout=WAIT)
-    expect(phone.locator("#ship-status")).to_contain_text("Bone Saw", timeout=WAIT)
+    expect(phone.locator("#contacts")).to_contain_text("Bone Saw", timeout=WAIT)
     expect(phone.locator("#messages")).to_contain_text("Bone Saw drops out", timeout=WAIT)
     shot(gm, "gm-cues-wave-fired")
     shot(display, "projector-cue-wave")

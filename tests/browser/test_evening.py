@@ -49,10 +49,10 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
     expect(gm.locator("#evening .evening-scenario")).to_have_text("Torpedo Run", timeout=WAIT)
 
     # Phones and projector are on the new battle by themselves, at the same addresses.
-    expect(ada.locator("#status")).to_contain_text("Harrier", timeout=WAIT)
-    expect(ada.locator("#status")).to_contain_text("Weapons")
-    expect(bo.locator("#status")).to_contain_text("Harrier", timeout=WAIT)
-    expect(bo.locator("#status")).to_contain_text("Pilot")
+    expect(ada.locator("#who")).to_contain_text("Harrier", timeout=WAIT)
+    expect(ada.locator("#who")).to_contain_text("Weapons")
+    expect(bo.locator("#who")).to_contain_text("Harrier", timeout=WAIT)
+    expect(bo.locator("#who")).to_contain_text("Pilot")
     for ship in ("Harrier", "Viper", "Adder"):
         expect(display.locator("#ship-status")).to_contain_text(ship, timeout=WAIT)
     expect(display.locator("#ship-status")).not_to_contain_text("Rustjaw")

@@ -61,7 +61,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     expect(gm.locator("#reveal")).to_contain_text("Turn 1 revealed", timeout=WAIT)
     gm.click("#turn button:has-text('Start turn 2')")
     expect(gm.locator("#turn .gm-phase")).to_contain_text("Turn 2", timeout=WAIT)
-    expect(gm.locator("#orders")).to_contain_text("waiting for", timeout=WAIT)
+    expect(gm.locator("#waiting")).to_contain_text("still choosing", timeout=WAIT)
     turn = on_first_screen(gm, "#turn")
     orders = on_first_screen(gm, "#orders")
     reveal = on_first_screen(gm, "#reveal")

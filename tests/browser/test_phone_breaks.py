@@ -103,7 +103,7 @@ def test_the_position_panel_stays_open_through_a_push_and_the_tab_follows_a_move
     expect(bob).to_have_title("Comms · Kestrel")
 
     ann.click("#position button.seat-to[data-station=pilot]")
-    expect(ann.locator("#status")).to_contain_text("Pilot", timeout=WAIT)
+    expect(ann.locator("#who")).to_contain_text("Pilot", timeout=WAIT)
     expect(ann).to_have_title("Pilot · Kestrel")
 
 
@@ -126,4 +126,4 @@ def test_the_join_page_shows_a_seat_freed_while_it_is_open(
     seat.click()
     newcomer.fill("#name", "Cy")
     newcomer.click("button:has-text('Join')")
-    expect(newcomer.locator("#status")).to_contain_text("Weapons", timeout=WAIT)
+    expect(newcomer.locator("#who")).to_contain_text("Weapons", timeout=WAIT)
