@@ -7,8 +7,6 @@ from fastapi.testclient import TestClient
 
 from app.i18n import PSEUDO, from_accept_language, negotiate, pseudo, supported, translations
 
-from ..server.conftest import client, settings  # noqa: F401 - fixtures
-
 
 @pytest.mark.parametrize(
     ("header", "expected"),
@@ -51,7 +49,7 @@ def test_german_catalogue_is_loaded_with_its_plural_rule() -> None:
     assert german.ngettext("%(num)s zone", "%(num)s zones", 2) == "%(num)s Zonen"
 
 
-def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClient) -> None:  # noqa: F811
+def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClient) -> None:
     german = client.get("/join", headers={"Accept-Language": "de-DE,de;q=0.9"})
     assert '<html lang="de">' in german.text and "Auf die Brücke" in german.text
     english = client.get("/join", headers={"Accept-Language": "en-GB"})
@@ -65,7 +63,7 @@ def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClien
     client.cookies.clear()
 
 
-def test_api_messages_follow_accept_language_and_codes_stay(client: TestClient) -> None:  # noqa: F811
+def test_api_messages_follow_accept_language_and_codes_stay(client: TestClient) -> None:
     url = f"/elsewhere/{uuid.uuid4()}/report"
     answers = {
         lang: client.get(url, headers={"Accept": "application/json", "Accept-Language": lang})

@@ -5,12 +5,13 @@ import uuid
 
 from fastapi.testclient import TestClient
 
-from ..server.conftest import Table, client, settings  # noqa: F401 - fixtures
+from tests.tables import Table
+
 from .screens import catalogue_sources, data_strings, readable, without
 from .test_screens import _ENGLISH, _PLAIN_WORD
 
 
-def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # noqa: F811
+def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:
     table = Table(client)
     weapons = table.seat("weapons", name="Ada")
     table.gm_command(type="SetDisplayLanguage", language=lang)
@@ -46,7 +47,7 @@ def _data(view: object) -> set[str]:
     return (data_strings(view) - catalogue_sources()) | {"testclient"}
 
 
-def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestClient) -> None:  # noqa: F811
+def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestClient) -> None:
     problems = {}
     for name, (page, view) in _pages(client, "de").items():
         text = without(readable(page), _data(view))
@@ -56,7 +57,7 @@ def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestCl
     assert not problems, f"English on German pages: {problems}"
 
 
-def test_every_page_of_a_real_game_comes_from_the_catalogue(client: TestClient) -> None:  # noqa: F811
+def test_every_page_of_a_real_game_comes_from_the_catalogue(client: TestClient) -> None:
     problems = {}
     for name, (page, view) in _pages(client, "en_XA").items():
         # The lobby lists every scenario: their texts are content, pseudo-localised with it.

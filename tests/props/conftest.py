@@ -20,17 +20,10 @@ import pytest
 
 from app.props import PropsBridge
 from app.settings import Settings
-from tests.server.conftest import AsyncTable, LiveServer, live
-
-__all__ = ["live"]  # the app served with these settings
+from tests.processes import LiveServer, free_port
+from tests.tables import AsyncTable
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Mosquitto:

@@ -225,6 +225,7 @@ def test_every_sentence_is_one_the_engine_can_say() -> None:
     assert set(SENTENCES) - named == set()
 
 
+@pytest.mark.slow
 def test_every_message_heard_in_play_fits_its_sentence_in_english_and_german() -> None:
     heard, _ = played()
     ids = {m["msg"] for m in heard}
