@@ -11,9 +11,12 @@ from tests.processes import Server
 
 def test_a_test_not_marked_for_it_cannot_start_a_server_process(tmp_path: Path) -> None:
     server = Server("postgresql+asyncpg://nobody@127.0.0.1:1/none", tmp_path)
-    with pytest.raises(AssertionError, match="mark it `processes`"):
-        server.start()
-    assert not server.running()
+    try:
+        with pytest.raises(AssertionError, match="mark it `processes`"):
+            server.start()
+        assert not server.running()
+    finally:
+        server.stop()
 
 
 @pytest.mark.processes
