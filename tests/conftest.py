@@ -7,8 +7,9 @@ Migrations run once into a template database; each test that asks for `db_url` g
 The session fixtures are synchronous on purpose: pytest-asyncio gives every test its own event
 loop, and nothing async may outlive one loop.
 
-Every test under tests/browser is marked `browser` and every one under tests/faults `faults`;
-`make test-fast` deselects those and the `processes` ones (tests/processes.py).
+Every test under tests/browser is marked `browser`, every one under tests/faults `faults`, and
+every one that uses a fixture of PROCESS_FIXTURES `processes`; `make test-fast` deselects those
+(tests/processes.py) and the `slow` ones.
 """
 
 import asyncio
@@ -40,6 +41,8 @@ from tests.tables import Table
 TESTS = pathlib.Path(__file__).resolve().parent
 # The directories whose every test carries a marker, whatever its file says.
 MARKED_DIRECTORIES = {TESTS / "browser": "browser", TESTS / "faults": "faults"}
+# Fixtures that start a server process of their own (tests/props: a Mosquitto per test).
+PROCESS_FIXTURES = frozenset({"broker"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -47,6 +50,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for directory, marker in MARKED_DIRECTORIES.items():
             if item.path.is_relative_to(directory):
                 item.add_marker(marker)
+        if PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker("processes")
 
 
 @pytest.hookimpl(tryfirst=True)

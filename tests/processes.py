@@ -5,9 +5,10 @@ environment.
 
 `python -m tests.processes PORT` is that process; tests/browser/server.py adds the browser tests'
 scenarios to it. A test that starts a process must be marked `processes` (or be under
-tests/browser or tests/faults, which tests/conftest.py marks): `make test-fast` leaves those out,
-and `Server.start` refuses to run in a test that is not marked, so the quick run never waits for
-a process and no test drops out of it unannounced.
+tests/browser or tests/faults, or use the props tests' broker, which tests/conftest.py marks):
+`make test-fast` leaves those out, and `Server.start` (and the broker's) refuses to run in a test
+that is not marked, so the quick run never waits for a process and no test drops out of it
+unannounced.
 """
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ def free_port() -> int:
                 continue
             return port
     raise AssertionError("no free port below the ephemeral range")
+
+
+def require_process_marker() -> None:
+    """Fail a test that starts a server process (this module's, or a broker) unmarked."""
+    if running_markers is not None and not running_markers & PROCESS_MARKERS:
+        raise AssertionError(
+            "this test starts a server process: mark it `processes` (pytestmark = "
+            "pytest.mark.processes) so that `make test-fast` leaves it out"
+        )
 
 
 def serve(port: int, **options: Any) -> None:
@@ -127,11 +137,7 @@ class Server:
 
     def start(self) -> Server:
         assert not self.running(), "already running"
-        if running_markers is not None and not running_markers & PROCESS_MARKERS:
-            raise AssertionError(
-                "this test starts a server process: mark it `processes` (pytestmark = "
-                "pytest.mark.processes) so that `make test-fast` leaves it out"
-            )
+        require_process_marker()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.starts += 1
         with self.log.open("ab") as log:

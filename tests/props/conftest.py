@@ -20,7 +20,7 @@ import pytest
 
 from app.props import PropsBridge
 from app.settings import Settings
-from tests.processes import LiveServer, free_port
+from tests.processes import LiveServer, free_port, require_process_marker
 from tests.tables import AsyncTable
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -43,6 +43,7 @@ class Mosquitto:
 
     def start(self) -> None:
         assert Path(MOSQUITTO).exists(), "Mosquitto is missing: apt-get install mosquitto"
+        require_process_marker()
         self.process = subprocess.Popen(
             [MOSQUITTO, "-c", str(self.config)],
             stdout=subprocess.DEVNULL,
