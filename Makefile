@@ -1,5 +1,5 @@
 # Everyday commands. `make run` on a fresh checkout creates .venv, installs what running needs, and
-# serves; `make test` and `make lint` add the test and lint tools.
+# serves; `make test`, `make test-fast` and `make lint` add the test and lint tools.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,13 +9,20 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUN_INSTALLED := $(VENV)/.installed-run
 DEV_INSTALLED := $(VENV)/.installed-dev
 
-.PHONY: run test lint format lock clean i18n
+.PHONY: run test test-fast lint format lock clean i18n
 
 run: $(RUN_INSTALLED)
 	$(BIN)/bridgecrew serve
 
+# Every test; what CI runs.
 test: $(DEV_INSTALLED)
 	$(BIN)/pytest -q
+
+# While working: every test but those that drive a browser, kill things, start a server process or
+# take long (the markers in pyproject.toml); pytest says how many it deselected.
+FAST := not browser and not faults and not processes and not slow
+test-fast: $(DEV_INSTALLED)
+	$(BIN)/pytest -q -m "$(FAST)"
 
 lint: $(DEV_INSTALLED)
 	$(BIN)/ruff check .

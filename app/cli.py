@@ -38,7 +38,6 @@ def exit_cleanly_on_signals() -> None:
     its graceful shutdown on SIGTERM, raises the signal again with the default in place: a
     service manager's stop or a closed terminal left the database running. Here SIGTERM raises
     SystemExit, and SIGHUP (which uvicorn ignores) asks for SIGTERM's graceful shutdown first.
-    With several workers uvicorn's supervisor takes SIGHUP to mean "restart the workers".
     """
 
     def terminate(signum: int, frame: FrameType | None) -> None:
@@ -51,24 +50,32 @@ def exit_cleanly_on_signals() -> None:
     signal.signal(signal.SIGHUP, hang_up)
 
 
+ONE_PROCESS = (
+    "bridgecrew serve runs one process: rate limits, join-code tries, connections and sockets per "
+    "address, and the editor's content are counted and kept in its memory, so several workers "
+    "would each allow as much again and show content another had changed. One process carries a "
+    "venue's games (docs/performance.md); for more, give it a faster machine."
+)
+
+
 @cli.command()
 def serve(
     port: Annotated[int | None, typer.Option(help="Port (default: settings, 8000).")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    workers: Annotated[int, typer.Option(hidden=True)] = 1,
 ) -> None:
-    """Start the database, migrate it, make sure a demo game exists, then serve."""
+    """Start the database, migrate it, make sure a demo game exists, then serve (one process)."""
     import uvicorn
 
     from app.web.serving import server_options
 
+    if workers != 1:
+        raise typer.Exit(_fail(ONE_PROCESS))
     settings = get_settings()
     port = port or settings.port
     prepare_database(settings)
     links = {**demo_links(), **editor_link(settings)}
     typer.echo(format_urls(base_url(settings, port), links))
-    uvicorn.run(
-        "app.main:app", host=settings.host, port=port, workers=workers, **server_options(settings)
-    )
+    uvicorn.run("app.main:app", host=settings.host, port=port, **server_options(settings))
 
 
 @cli.command()
@@ -221,8 +228,8 @@ def db_downgrade(revision: Annotated[str, typer.Argument(help='e.g. "-1" or "bas
 def prepare_database(settings: Settings) -> str:
     """Find or start the database, migrate it to head, and pin its URL in the environment.
 
-    Uvicorn's worker processes and app.main read settings afresh; pinning DATABASE_URL makes them
-    use the server started here instead of each starting (or racing to start) their own.
+    app.main, which uvicorn imports by name, reads the settings afresh; pinning DATABASE_URL
+    makes it use the server started here rather than start another.
     """
     from app.db.migrate import upgrade
     from app.db.session import database_url

@@ -33,7 +33,6 @@ import multiprocessing
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,7 +45,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.processes import free_port, unread_websocket, uvicorn_command  # noqa: E402
+from tests.processes import Server, unread_websocket  # noqa: E402
 
 ATTACKER = "127.0.0.2"
 MAP_WIDTH, MAP_HEIGHT = 16, 10  # the skirmish's map
@@ -59,38 +58,8 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-class Server:
-    def __init__(self, url: str, workdir: Path) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = workdir / "server.log"
-        env = {**os.environ, "DATABASE_URL": url, "BRIDGECREW_DATA_DIR": str(workdir)}
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
-                uvicorn_command(self.port), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-        self.ps = psutil.Process(self.process.pid)
-
-    def rss(self) -> int:
-        return int(self.ps.memory_info().rss)
-
-    async def ready(self) -> None:
-        async with httpx.AsyncClient(base_url=self.base) as http:
-            for _ in range(300):
-                if self.process.poll() is not None:
-                    raise RuntimeError(self.log.read_text()[-3000:])
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get("/healthz")).status_code == 200:
-                        return
-                await asyncio.sleep(0.1)
-        raise RuntimeError("the server did not start")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(10)
-        if self.process.poll() is None:
-            self.process.kill()
+def rss(server: Server) -> int:
+    return int(psutil.Process(server.process.pid).memory_info().rss)
 
 
 async def add_ships(http: httpx.AsyncClient, game: str, gm: dict[str, str], most: int) -> str:
@@ -196,7 +165,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         ships = await add_ships(attacker, game, gm, args.max_ships)
         adding_s = time.monotonic() - started
         view = await attacker.get(f"/api/games/{game}/view")
-        before = server.rss()
+        before = rss(server)
         for _ in range(args.sockets):
             sockets.append(
                 (
@@ -209,14 +178,14 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         stop, results = processes.Event(), processes.Queue()
         prober = processes.Process(target=probe, args=(server.port, stop, results))
         prober.start()
-        peak = server.rss()
+        peak = rss(server)
         until = time.monotonic() + args.duration
         work = asyncio.gather(
             attack(attacker, game, gm, until),
             *(read_views(attacker, game, until) for _ in range(args.readers)),
         )
         while not work.done():
-            peak = max(peak, server.rss())
+            peak = max(peak, rss(server))
             await asyncio.sleep(0.2)
         commands, *reads = await work
         stop.set()
@@ -227,7 +196,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
             sock.close()
         await attacker.aclose()
     await asyncio.sleep(5)
-    after = server.rss()
+    after = rss(server)
     for task in watchers:
         task.cancel()
     pushes = [await task for task in watchers]
@@ -258,7 +227,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         pg = await asyncio.to_thread(start_embedded, workdir / "pg", "bridgecrew")
         url = pg.url("bridgecrew")
         await asyncio.to_thread(upgrade, url)
-        server = Server(url, workdir)
+        server = Server(url, workdir, "server")
         try:
             await server.ready()
             return await run(args, server)

@@ -1,4 +1,4 @@
-"""Fixtures for tests against a real PostgreSQL (never SQLite, never mocks).
+"""Fixtures for tests against a real PostgreSQL (never SQLite, never mocks), and the app on it.
 
 TEST_DATABASE_URL, when set, names a server to use (any database on it; the role must be allowed to
 create databases). Otherwise one embedded server runs for the whole session in a temporary dir.
@@ -6,6 +6,10 @@ Migrations run once into a template database; each test that asks for `db_url` g
 
 The session fixtures are synchronous on purpose: pytest-asyncio gives every test its own event
 loop, and nothing async may outlive one loop.
+
+Every test under tests/browser is marked `browser`, every one under tests/faults `faults`, and
+every one that uses a fixture of PROCESS_FIXTURES `processes`; `make test-fast` deselects those
+(tests/processes.py) and the `slow` ones.
 """
 
 import asyncio
@@ -19,13 +23,41 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import make_url, pool, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
 from app.db.migrate import upgrade
-from app.db.session import create_engine, create_session_factory
-from app.settings import asyncpg_url
+from app.db.session import create_engine, create_session_factory, plain_dsn
+from app.main import create_app
+from app.service.commands import NOTIFY_CHANNEL
+from app.settings import Settings, asyncpg_url
+from tests import processes
+from tests.processes import LiveServer
+from tests.tables import Table
+
+TESTS = pathlib.Path(__file__).resolve().parent
+# The directories whose every test carries a marker, whatever its file says.
+MARKED_DIRECTORIES = {TESTS / "browser": "browser", TESTS / "faults": "faults"}
+# Fixtures that start a server process of their own (tests/props: a Mosquitto per test).
+PROCESS_FIXTURES = frozenset({"broker"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for directory, marker in MARKED_DIRECTORIES.items():
+            if item.path.is_relative_to(directory):
+                item.add_marker(marker)
+        if PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker("processes")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before the test's fixtures: tell tests/processes.py what the test is marked."""
+    processes.running_markers = frozenset(mark.name for mark in item.iter_markers())
 
 
 def run_in_thread(fn: Callable[..., None], *args: Any) -> None:
@@ -145,3 +177,43 @@ async def session_factory(db_url: str) -> AsyncIterator[async_sessionmaker[Async
         yield create_session_factory(engine)
     finally:
         await engine.dispose()
+
+
+# --- The app on this test's database -------------------------------------------------------------
+
+
+@pytest.fixture
+def settings(db_url: str, tmp_path: pathlib.Path) -> Settings:
+    return Settings(database_url=db_url, data_dir=tmp_path)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The whole app (lifespan included: live hub, LISTEN, sweeper) on this test's database."""
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def table(client: TestClient) -> Table:
+    return Table(client)
+
+
+@pytest.fixture
+async def live(settings: Settings) -> AsyncIterator[LiveServer]:
+    """The app served by a real uvicorn in this test's event loop, on a free port."""
+    async with LiveServer(settings) as server:
+        yield server
+
+
+@pytest.fixture
+async def heard(db_url: str) -> AsyncIterator[asyncio.Queue[str]]:
+    """Every payload on this test's database's notification channel from now on, as PostgreSQL
+    delivers them (to a listener that is not a server process)."""
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(plain_dsn(db_url))
+    await listener.add_listener(NOTIFY_CHANNEL, lambda *args: queue.put_nowait(args[3]))
+    try:
+        yield queue
+    finally:
+        await listener.close()

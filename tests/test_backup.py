@@ -334,6 +334,7 @@ def _somewhere(data: Any, pick: random.Random) -> tuple[Any, Any]:
     return holder, key
 
 
+@pytest.mark.slow
 async def test_whatever_a_file_holds_the_answer_is_a_sentence(db_url: str) -> None:
     """Issue 31: a value anywhere in the file replaced by junk, or a key dropped, is imported
     (when the engine can play it) or refused with BackupError, never an exception's traceback."""

@@ -192,3 +192,22 @@ def test_a_file_breaking_the_name_rule_is_refused_with_every_place_named(
         "  game state ships.kestrel.name: A name may not contain invisible or control characters "
         "(this one has U+0007); type it again.",
     ]
+
+
+def test_serve_refuses_several_workers_before_starting_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Limits and the editor's content live in the server process's memory: a second worker would
+    double every limit. Refused before any database is found or started (this one answers no one:
+    a serve that went on would fail on it instead)."""
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("BRIDGECREW_DATA_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["serve", "--workers", "2"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 1
+    assert "runs one process" in result.output and "faster machine" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert list(tmp_path.iterdir()) == []

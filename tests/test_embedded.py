@@ -3,9 +3,11 @@
 import asyncio
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.embedded import start_embedded, stop_embedded
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,10 +35,17 @@ time.sleep(600)
 
 
 @pytest.fixture
-def pgdata(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "pg"
-    yield path
-    stop_embedded(path)  # whatever the test left running
+def pgdata() -> Iterator[Path]:
+    """Not under pytest's tmp folder: another pytest run on the machine resets that folder's
+    permissions, and postgres (running as its own user) would lose its data directory."""
+    scratch = Path(tempfile.mkdtemp(prefix="bridgecrew-embedded-"))
+    scratch.chmod(0o755)
+    path = scratch / "pg"
+    try:
+        yield path
+    finally:
+        stop_embedded(path)  # whatever the test left running
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def sql(url: str, *statements: str) -> list[Any]:

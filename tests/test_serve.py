@@ -3,27 +3,23 @@ terminal) stops the embedded PostgreSQL it runs, unless someone else still uses 
 the database is another's (DATABASE_URL). A serve that was SIGKILLed leaves its PostgreSQL
 running; the next serve takes it over, and stops it when it is stopped in turn."""
 
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import httpx
 import psutil
 import pytest
 
 from app.db.embedded import start_embedded, stop_embedded
 from tests.conftest import admin_sql
-from tests.processes import ROOT, free_port
+from tests.processes import Server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
-LAUNCH = "from app.cli import main; main()"
+SERVE = ("-c", "from app.cli import main; main()", "serve", "--port")
 
 
 @pytest.fixture(scope="module")
@@ -39,43 +35,11 @@ def data_dir() -> Iterator[Path]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-class Serve:
-    """`bridgecrew serve` in its own process, on loopback."""
-
-    def __init__(self, data_dir: Path, env: Mapping[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.log = data_dir / "serve.log"
-        environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        environment |= {"BRIDGECREW_DATA_DIR": str(data_dir), "BRIDGECREW_HOST": "127.0.0.1"}
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", LAUNCH, "serve", "--port", str(self.port)],
-                cwd=ROOT,
-                env=environment | dict(env or {}),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    def ready(self, within: float = 120) -> "Serve":
-        deadline = time.monotonic() + within
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz").status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"serve did not start:\n{self.log.read_text()[-3000:]}")
-
-    def stop_with(self, signum: int) -> int:
-        """Send the signal; the exit status once the process has ended (negative: killed)."""
-        self.process.send_signal(signum)
-        try:
-            return self.process.wait(60)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
+def bridgecrew_serve(data_dir: Path, env: Mapping[str, str] | None = None) -> Server:
+    """`bridgecrew serve` in its own process on loopback, ready; on its own PostgreSQL under
+    data_dir unless env names DATABASE_URL."""
+    env = {"BRIDGECREW_HOST": "127.0.0.1", **(env or {})}
+    return Server(None, data_dir, "serve", env, launch=SERVE).wait_ready(120)
 
 
 def postmaster(data_dir: Path) -> int:
@@ -100,32 +64,32 @@ def gone(pid: int, within: float = 10) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_stopping_serve_stops_the_database_it_started(data_dir: Path, signum: int) -> None:
-    serve = Serve(data_dir).ready()
+    serve = bridgecrew_serve(data_dir)
     database = postmaster(data_dir)
-    status = serve.stop_with(signum)
+    status = serve.signal(signum)
     assert gone(database), f"PostgreSQL {database} still runs after serve got signal {signum}"
     assert status >= 0, f"serve was killed by signal {-status} instead of exiting"
     assert not (data_dir / "pg" / "postmaster.pid").exists()
 
 
 def test_a_database_left_by_a_killed_serve_is_taken_over_and_stopped(data_dir: Path) -> None:
-    killed = Serve(data_dir).ready()
+    killed = bridgecrew_serve(data_dir)
     orphan = postmaster(data_dir)
-    killed.stop_with(signal.SIGKILL)
+    killed.signal(signal.SIGKILL)
     assert runs(orphan), "pgserver's PostgreSQL outlives a SIGKILLed parent"
 
-    serve = Serve(data_dir).ready()
+    serve = bridgecrew_serve(data_dir)
     assert postmaster(data_dir) == orphan, "the running server is reused, not started again"
-    assert serve.stop_with(signal.SIGTERM) >= 0
+    assert serve.signal(signal.SIGTERM) >= 0
     assert gone(orphan)
 
 
 def test_a_database_another_process_uses_keeps_running(data_dir: Path) -> None:
     mine = start_embedded(data_dir / "pg")  # this test's process is a user of it too
     try:
-        serve = Serve(data_dir).ready()
+        serve = bridgecrew_serve(data_dir)
         assert postmaster(data_dir) == mine.postmaster_pid
-        assert serve.stop_with(signal.SIGTERM) >= 0
+        assert serve.signal(signal.SIGTERM) >= 0
         time.sleep(1)
         assert runs(mine.postmaster_pid), "serve stopped a server that another process uses"
     finally:
@@ -135,7 +99,7 @@ def test_a_database_another_process_uses_keeps_running(data_dir: Path) -> None:
 def test_a_database_named_by_database_url_is_left_alone(
     db_url: str, pg_server_url: str, tmp_path: Path
 ) -> None:
-    serve = Serve(tmp_path, {"DATABASE_URL": db_url}).ready()
-    assert serve.stop_with(signal.SIGTERM) >= 0
+    serve = bridgecrew_serve(tmp_path, {"DATABASE_URL": db_url})
+    assert serve.signal(signal.SIGTERM) >= 0
     assert not (tmp_path / "pg").exists(), "serve started its own PostgreSQL"
     admin_sql(pg_server_url, "SELECT 1")  # still answers

@@ -234,7 +234,7 @@ def test_three_turns_with_a_hit_a_repair_and_a_server_restart(
         expect(page.locator("#offline")).to_be_visible(timeout=WAIT)
     shot(phones["comms"], "phone-reconnecting")
     time.sleep(1)
-    server.start()
+    server.start().wait_ready()
     for page in (*phones.values(), gm, display):
         expect(page.locator("#offline")).to_be_hidden(timeout=WAIT)
 

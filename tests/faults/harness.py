@@ -12,11 +12,7 @@ import collections
 import contextlib
 import dataclasses
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -37,7 +33,7 @@ from app.rules import Actor, apply, event_view, new_game, parse_command
 from app.rules.bot import propose, stations_to_order
 from app.service import canonical, load_state, replay_state, view_for
 from app.service.commands import command_fields
-from tests.processes import uvicorn_command
+from tests.processes import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 State = dict[str, Any]
@@ -47,116 +43,6 @@ CLOSE_REFUSED = 1008
 # Every command the crew sends is legal when it reads the state; the only refusals it may get come
 # from the sweeper moving the game in between (expected_version catches most of them).
 RACES = frozenset({"STALE_VERSION", "WRONG_PHASE", "NO_ALLOCATION_PENDING", "NOTHING_TO_UNDO"})
-
-
-def restartable_port() -> int:
-    """A free port below the kernel's ephemeral range. The server comes back on the same port
-    after each kill; while it is down, a port from that range could be handed to some outgoing
-    connection (another test's, or one of our own clients' connecting to itself), and the
-    restarted server could not bind it."""
-    low = 32768
-    with contextlib.suppress(OSError, ValueError):
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    for _ in range(200):
-        port = random.randrange(max(1024, low - 12000), low)
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
-
-
-# --- The server process --------------------------------------------------------------------------
-
-
-class ServerProcess:
-    """`uvicorn app.main:app` on DATABASE_URL, always on the same port, as a venue's server would
-    be: a phone that lost it reconnects to the same address."""
-
-    def __init__(self, db_url: str, data_dir: Path, name: str, port: int | None = None) -> None:
-        self.db_url = db_url
-        self.data_dir = data_dir
-        self.port = port or restartable_port()
-        self.log = data_dir / f"{name}.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def start(self) -> ServerProcess:
-        assert self.process is None or self.process.poll() is not None, "already running"
-        env = {
-            **os.environ,
-            "DATABASE_URL": self.db_url,
-            "BRIDGECREW_DATA_DIR": str(self.data_dir),
-        }
-        self.starts += 1
-        with self.log.open("ab") as log:
-            log.write(f"\n--- start {self.starts} ---\n".encode())
-            self.process = subprocess.Popen(
-                uvicorn_command(self.port),
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        return self
-
-    async def ready(self, within: float = 60) -> ServerProcess:
-        """Wait for /healthz to say ok (database answering and LISTEN connected)."""
-        deadline = time.monotonic() + within
-        last = ""
-        async with httpx.AsyncClient(base_url=self.http, timeout=5) as http:
-            while time.monotonic() < deadline:
-                assert self.process is not None and self.process.poll() is None, (
-                    f"server exited with {self.process and self.process.returncode}:\n{self.tail()}"
-                )
-                try:
-                    answer = await http.get("/healthz")
-                    if answer.status_code == 200:
-                        return self
-                    last = f"{answer.status_code} {answer.text[:200]}"
-                except httpx.TransportError as error:
-                    last = repr(error)
-                await asyncio.sleep(0.05)
-        raise AssertionError(
-            f"server on port {self.port} is not healthy (last: {last}):\n{self.tail()}"
-        )
-
-    def assert_alive(self) -> None:
-        """A server that died without being killed here crashed (or something else killed it)."""
-        assert self.process is not None
-        code = self.process.poll()
-        assert code is None, f"the server died by itself (exit {code}):\n{self.tail()}"
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown hooks, no goodbye to sockets or the database."""
-        self.assert_alive()
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def tail(self, chars: int = 6000) -> str:
-        try:
-            return self.log.read_text(errors="replace")[-chars:]
-        except OSError:
-            return "(no log)"
 
 
 # --- Talking to the JSON API like a phone --------------------------------------------------------
@@ -283,14 +169,6 @@ class Connection:
     latest: dict[str, Any] | None = None
     messages: int = 0
     close_code: int | None = None
-
-
-async def next_message(socket_: Any, within: float = 10.0) -> dict[str, Any]:
-    """The next JSON message on a websocket, heartbeats skipped, or fail after `within` s."""
-    while True:
-        message = json.loads(await asyncio.wait_for(socket_.recv(), within))
-        if message.get("type") != "heartbeat":
-            return dict(message)
 
 
 class _Background:
@@ -871,7 +749,7 @@ async def run_chaos(
     started = time.monotonic()
     engine = create_engine(db_url)
     session_factory = create_session_factory(engine)
-    server = ServerProcess(db_url, data_dir, "chaos").start()
+    server = Server(db_url, data_dir, "chaos").start()
     phone = Phone(server.http)
     watchers: list[ViewWatcher] = []
     events: EventWatcher | None = None

@@ -18,8 +18,9 @@ from app.rules import Actor
 from app.rules.bot import propose
 from app.service import canonical, load_state
 from app.service.commands import command_fields
+from tests.processes import Server, next_message
 
-from .harness import Phone, ServerProcess, next_message
+from .harness import Phone
 
 OFFLINE_SECONDS = 120.0
 
@@ -28,7 +29,7 @@ OFFLINE_SECONDS = 120.0
 async def test_a_phone_back_after_two_minutes_offline_gets_its_seat_hand_and_phase(
     db_url: str, tmp_path: Path
 ) -> None:
-    server = ServerProcess(db_url, tmp_path, "offline").start()
+    server = Server(db_url, tmp_path, "offline").start()
     phone = Phone(server.http)
     engine = create_engine(db_url)
     sessions = create_session_factory(engine)

@@ -21,11 +21,11 @@ from app.db.models import Event
 from app.db.session import create_engine, create_session_factory
 from app.service import load_state
 from tests.conftest import until
+from tests.processes import Server
 
 from .harness import (
     Ack,
     Phone,
-    ServerProcess,
     ViewWatcher,
     check_store,
     replay_matches,
@@ -37,7 +37,7 @@ from .harness import (
 RECONNECT_CODES = (None, 1006, 1011, 1012, 1013)
 
 
-async def health(server: ServerProcess) -> tuple[int, dict[str, Any]]:
+async def health(server: Server) -> tuple[int, dict[str, Any]]:
     async with httpx.AsyncClient(base_url=server.http, timeout=10) as http:
         answer = await http.get("/healthz")
         return answer.status_code, dict(answer.json())
@@ -67,8 +67,8 @@ async def test_servers_ride_out_a_database_restart_and_lose_nothing(
     # Two processes: commands go through `a`, screens watch `b`, so b's screens are only brought
     # up to date through PostgreSQL's NOTIFY, i.e. by b's LISTEN connection. (b is also killed and
     # restarted while the database is away; its screens reconnect by themselves.)
-    a = ServerProcess(url, tmp_path, "a").start()
-    b = ServerProcess(url, tmp_path, "b").start()
+    a = Server(url, tmp_path, "a").start()
+    b = Server(url, tmp_path, "b").start()
     engine = create_engine(url)
     sessions = create_session_factory(engine)
     phone = Phone(a.http)
@@ -118,7 +118,7 @@ async def test_servers_ride_out_a_database_restart_and_lose_nothing(
         acked_while_stopping = len(acks)
         for server in (a, b):
 
-            async def degraded(server: ServerProcess = server) -> bool:
+            async def degraded(server: Server = server) -> bool:
                 status, body = await health(server)
                 return status == 503 and body["database"] == "down"
 
@@ -158,7 +158,7 @@ async def test_servers_ride_out_a_database_restart_and_lose_nothing(
         assert restarted.url() == url  # same socket, same port: the servers' URL still works
         for server in (a, b):
 
-            async def healthy(server: ServerProcess = server) -> bool:
+            async def healthy(server: Server = server) -> bool:
                 return (await health(server))[0] == 200
 
             await until(healthy, 30, f"{server.log.stem} is healthy again")

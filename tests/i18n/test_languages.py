@@ -16,8 +16,7 @@ from app.i18n import (
 )
 from app.main import create_app
 from app.settings import Settings
-
-from ..server.conftest import Table, client, settings  # noqa: F401 - fixtures
+from tests.tables import Table
 
 
 @pytest.mark.parametrize(
@@ -61,7 +60,7 @@ def test_german_catalogue_is_loaded_with_its_plural_rule() -> None:
     assert german.ngettext("%(num)s zone", "%(num)s zones", 2) == "%(num)s Zonen"
 
 
-def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClient) -> None:  # noqa: F811
+def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClient) -> None:
     german = client.get("/join", headers={"Accept-Language": "de-DE,de;q=0.9"})
     assert '<html lang="de">' in german.text and "Auf die Brücke" in german.text
     english = client.get("/join", headers={"Accept-Language": "en-GB"})
@@ -75,7 +74,7 @@ def test_pages_follow_accept_language_and_lang_sets_the_cookie(client: TestClien
     client.cookies.clear()
 
 
-def test_api_messages_follow_accept_language_and_codes_stay(client: TestClient) -> None:  # noqa: F811
+def test_api_messages_follow_accept_language_and_codes_stay(client: TestClient) -> None:
     url = f"/elsewhere/{uuid.uuid4()}/report"
     answers = {
         lang: client.get(url, headers={"Accept": "application/json", "Accept-Language": lang})
@@ -94,13 +93,13 @@ def test_the_pseudo_language_is_no_devices_choice_outside_development() -> None:
     assert supported("en_XA") == PSEUDO  # tests still render in it
 
 
-def _join_page(client: TestClient, query: str = "", **headers: str) -> tuple[str, str]:  # noqa: F811
+def _join_page(client: TestClient, query: str = "", **headers: str) -> tuple[str, str]:
     answer = client.get(f"/join{query}", headers=headers)
     return answer.text, answer.headers.get("set-cookie", "")
 
 
 def test_a_link_to_the_pseudo_language_is_ignored_and_leaves_no_cookie(
-    client: TestClient,  # noqa: F811
+    client: TestClient,
 ) -> None:
     """Issue 40: `?lang=en_XA` in a link put a phone in the pseudo-language for 400 days. Outside
     development it is ignored, as are a cookie and a browser asking for it, on pages and on a
@@ -122,7 +121,7 @@ def test_a_link_to_the_pseudo_language_is_ignored_and_leaves_no_cookie(
 
 
 def test_a_development_server_offers_the_pseudo_language_to_whoever_asks(
-    settings: Settings,  # noqa: F811
+    settings: Settings,
 ) -> None:
     with TestClient(create_app(settings.model_copy(update={"pseudo_language": True}))) as dev:
         page, cookie = _join_page(dev, "?lang=en_XA")

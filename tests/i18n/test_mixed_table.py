@@ -10,11 +10,12 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from ..server.conftest import AsyncTable, LiveServer, live, settings  # noqa: F401 - fixtures
+from tests.processes import LiveServer
+from tests.tables import AsyncTable
 
 
 @pytest.fixture
-async def table(live: LiveServer) -> AsyncIterator[AsyncTable]:  # noqa: F811
+async def table(live: LiveServer) -> AsyncIterator[AsyncTable]:
     async with httpx.AsyncClient(base_url=live.http, timeout=10) as http:
         yield await AsyncTable(http).create()
 
@@ -28,7 +29,7 @@ async def received(socket: ClientConnection) -> str:
 
 
 async def test_each_socket_is_pushed_in_its_own_language(
-    live: LiveServer,  # noqa: F811
+    live: LiveServer,
     table: AsyncTable,
 ) -> None:
     await table.gm_command(type="SetDisplayLanguage", language="de")

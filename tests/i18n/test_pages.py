@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.settings import Settings
+from tests.tables import Table
 
-from ..server.conftest import Table, client  # noqa: F401 - fixtures
 from .screens import catalogue_sources, data_strings, readable, without
 from .test_screens import _ENGLISH, _PLAIN_WORD
 
@@ -20,7 +20,7 @@ def settings(db_url: str, tmp_path: Path) -> Settings:
     return Settings(database_url=db_url, data_dir=tmp_path, pseudo_language=True)
 
 
-def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:  # noqa: F811
+def _pages(client: TestClient, lang: str) -> dict[str, tuple[str, object]]:
     table = Table(client)
     weapons = table.seat("weapons", name="Ada")
     table.gm_command(type="SetDisplayLanguage", language=lang)
@@ -56,7 +56,7 @@ def _data(view: object) -> set[str]:
     return (data_strings(view) - catalogue_sources()) | {"testclient"}
 
 
-def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestClient) -> None:  # noqa: F811
+def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestClient) -> None:
     problems = {}
     for name, (page, view) in _pages(client, "de").items():
         text = without(readable(page), _data(view))
@@ -66,7 +66,7 @@ def test_every_page_of_a_real_game_is_german_for_a_german_browser(client: TestCl
     assert not problems, f"English on German pages: {problems}"
 
 
-def test_every_page_of_a_real_game_comes_from_the_catalogue(client: TestClient) -> None:  # noqa: F811
+def test_every_page_of_a_real_game_comes_from_the_catalogue(client: TestClient) -> None:
     problems = {}
     for name, (page, view) in _pages(client, "en_XA").items():
         # The lobby lists every scenario: their texts are content, pseudo-localised with it.

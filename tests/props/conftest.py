@@ -27,20 +27,13 @@ from app.props import broker as logins
 from app.service import game_info, load_state
 from app.service.commands import SessionFactory
 from app.settings import Settings
-from tests.server.conftest import AsyncTable, LiveServer, live
-
-__all__ = ["live"]  # the app served with these settings
+from tests.processes import LiveServer, free_port, require_process_marker
+from tests.tables import AsyncTable
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 SHIPPED_CONF = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto.conf"
 
 Login = tuple[str, str] | None  # (user, password), or none at all
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Mosquitto:
@@ -81,6 +74,7 @@ class Mosquitto:
 
     def start(self) -> None:
         assert Path(MOSQUITTO).exists(), "Mosquitto is missing: apt-get install mosquitto"
+        require_process_marker()
         self.process = subprocess.Popen(
             [MOSQUITTO, "-c", str(self.config)],
             stdout=subprocess.DEVNULL,

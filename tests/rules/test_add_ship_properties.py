@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -158,6 +159,7 @@ def command_for(draw: Draw, state: State) -> tuple[dict[str, Any], c.Actor]:
     return data, actor
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )

@@ -9,9 +9,9 @@ import json
 import pickle
 import random
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -266,7 +266,8 @@ def replay(game: Game) -> list[str]:
     return prints
 
 
-def random_games(scenario: str) -> Callable[[], None]:
+def random_games(scenario: str) -> Any:
+    @pytest.mark.slow
     @settings(
         max_examples=EXAMPLES[scenario],
         deadline=None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ class CrewGame(Game):
 
 
 def crew_games(scenario: str, examples: int) -> Any:
+    @pytest.mark.slow
     @settings(
         max_examples=examples,
         deadline=None,

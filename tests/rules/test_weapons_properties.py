@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def check_weapons(state: dict[str, Any]) -> None:
 
 
 def weapons_games(scenario: str) -> Any:
+    @pytest.mark.slow
     @settings(
         max_examples=EXAMPLES[scenario],
         deadline=None,

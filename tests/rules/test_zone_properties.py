@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ class ZoneGame(Game):
         return events
 
 
+@pytest.mark.slow
 @settings(
     max_examples=5, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )

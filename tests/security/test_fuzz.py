@@ -20,6 +20,7 @@ from .fuzzing import World, fuzz
 REQUESTS = int(os.environ.get("BRIDGECREW_FUZZ_REQUESTS", "300"))
 
 
+@pytest.mark.slow
 def test_generated_requests_get_no_5xx_and_refusals_change_nothing(
     unlimited_client: TestClient,
 ) -> None:
@@ -75,6 +76,7 @@ async def test_a_flood_of_frames_closes_that_socket_with_1008(
         assert code == 1008 and reason and reason.startswith("RATE_LIMITED")
 
 
+@pytest.mark.slow
 async def test_garbage_frames_and_a_thousand_connections_leave_the_server_serving(
     live: LiveServer, table: AsyncTable
 ) -> None:

@@ -10,6 +10,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app import service
@@ -286,6 +287,7 @@ class Table:
         assert self.state()[0] == version  # refused: nothing changed
 
 
+@pytest.mark.slow
 def test_no_viewer_ever_sees_another_hand_an_unrevealed_order_or_a_private_message(
     unlimited_client: TestClient,
 ) -> None:

@@ -26,7 +26,7 @@ from app.service import commands
 from tests.processes import ROOT, Server, unread_websocket
 from tests.server.conftest import LiveServer, next_message
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 MB = 1024 * 1024
 StartServer = Callable[..., Awaitable[Server]]

@@ -57,12 +57,8 @@ def captured(logging_server: LoggingServer) -> Iterator[Captured]:
 
 @pytest.fixture
 async def logging_server(settings: Settings) -> AsyncIterator[LoggingServer]:
-    server = LoggingServer(settings)
-    await server.start()
-    try:
+    async with LoggingServer(settings) as server:
         yield server
-    finally:
-        await server.stop()
 
 
 async def test_tokens_in_query_strings_never_reach_the_logs(

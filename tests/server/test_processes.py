@@ -18,9 +18,9 @@ from websockets.asyncio.client import connect
 from app.db.models import AppliedCommand, Event, Game
 from app.rules import display_view
 from app.service import replay_state
-from tests.processes import Server
+from tests.processes import Server, next_message
 
-from .conftest import next_message
+pytestmark = pytest.mark.processes
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ later, after which htmx-ext-ws reconnects). Every other screen of the game goes 
 import asyncio
 import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,13 +21,8 @@ from .conftest import AsyncTable, LiveServer, next_message
 
 
 @pytest.fixture
-async def live(settings: Settings) -> AsyncIterator[LiveServer]:
-    server = LiveServer(settings.model_copy(update={"command_rate": 1000.0}))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+def settings(db_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=db_url, data_dir=tmp_path, command_rate=1000.0)
 
 
 @pytest.fixture

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.main import create_app
 from app.settings import Settings
-from tests.browser.server import build_app
 
 from .test_routes import csrf_of, join, new_game
 
 
 @pytest.fixture
 def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    app = build_app(Settings(database_url=db_url, data_dir=tmp_path))
+    app = create_app(Settings(database_url=db_url, data_dir=tmp_path))
     with TestClient(app, base_url="http://10.1.2.3:8000") as running:
         yield running
 

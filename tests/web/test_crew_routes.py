@@ -6,9 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.web.deps import gm_cookie
-from tests.web.test_routes import client, csrf_of, join, new_game
-
-__all__ = ["client"]  # the fixture, shared with test_routes
+from tests.web.test_routes import csrf_of, join, new_game
 
 
 def gm_command(client: TestClient, game_id: str, headers: dict[str, str], **data: str) -> None:

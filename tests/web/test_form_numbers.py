@@ -14,10 +14,7 @@ from sqlalchemy import func, select
 from app.db.models import Game
 from app.main import create_app
 from app.settings import Settings
-from tests.server.conftest import (  # noqa: F401 - fixtures, found by pytest under these names
-    Table,
-    settings,
-)
+from tests.tables import Table
 
 CSRF = "form-numbers-csrf-0123456789"
 HUGE = "9" * 5000
@@ -25,7 +22,7 @@ SUPERSCRIPT = "\u00b2"  # '²': a digit to str.isdigit(), not to int()
 
 
 @pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:  # noqa: F811
+def client(settings: Settings) -> Iterator[TestClient]:
     """The whole app, answering 500s (the bug) instead of raising them."""
     with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
         test_client.cookies["bc_csrf"] = CSRF

@@ -4,8 +4,6 @@ scenario's modules, a second wave in one form, confirmations, and picking rather
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,18 +11,9 @@ from fastapi.testclient import TestClient
 
 from app.content import load_catalogue
 from app.rules.content import MODULES
-from app.settings import Settings
 from app.web.deps import gm_cookie
-from tests.browser.server import build_app
 
 from .test_routes import csrf_of, join, new_game
-
-
-@pytest.fixture
-def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    app = build_app(Settings(database_url=db_url, data_dir=tmp_path))
-    with TestClient(app, base_url="http://10.1.2.3:8000") as running:
-        yield running
 
 
 def gm_view(client: TestClient, game_id: str) -> dict[str, Any]:

@@ -7,14 +7,14 @@ import re
 
 from fastapi.testclient import TestClient
 
-from tests.web.test_routes import client, csrf_of, join, new_game  # noqa: F401 - client: fixture
+from tests.web.test_routes import csrf_of, join, new_game
 
 
 def seats_offered(html: str) -> list[str]:
     return re.findall(r'name="seat" value="([^"]+)" required(?! disabled)', html)
 
 
-def test_a_full_crew_gets_no_join_form_but_a_seat_to_watch_from(client: TestClient) -> None:  # noqa: F811
+def test_a_full_crew_gets_no_join_form_but_a_seat_to_watch_from(client: TestClient) -> None:
     game_id, code = new_game(client)
     client.cookies.clear()
     free = seats_offered(client.get(f"/join/{code}").text)
@@ -37,7 +37,7 @@ def test_a_full_crew_gets_no_join_form_but_a_seat_to_watch_from(client: TestClie
     assert client.get(f"/display/{game_id}").status_code == 200
 
 
-def test_a_join_that_lost_the_last_station_shows_the_full_crew_page(client: TestClient) -> None:  # noqa: F811
+def test_a_join_that_lost_the_last_station_shows_the_full_crew_page(client: TestClient) -> None:
     """The last free station taken between loading the page and tapping Join."""
     game_id, code = new_game(client)
     client.cookies.clear()

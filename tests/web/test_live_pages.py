@@ -3,22 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.settings import Settings
-from tests.browser.server import build_app
 from tests.web.test_routes import join, new_game
 
 
 @pytest.fixture
-def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    app = build_app(Settings(database_url=db_url, data_dir=tmp_path, heartbeat_s=2.5))
-    with TestClient(app, base_url="http://10.1.2.3:8000") as running:
-        yield running
+def settings(db_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=db_url, data_dir=tmp_path, heartbeat_s=2.5)
 
 
 def test_the_phone_gm_and_projector_pages_carry_the_servers_heartbeat(client: TestClient) -> None:

@@ -146,6 +146,7 @@ def test_a_panel_shows_nothing_but_its_inputs(
             assert render_panels(audience, other, (name,)) == shown, (viewer, index)
 
 
+@pytest.mark.slow
 def test_every_panel_is_pushed_exactly_when_its_inputs_change(
     game: tuple[list[State], list[str]],
 ) -> None:

@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.rules import rng
-from app.settings import Settings
 from app.web.deps import gm_cookie, seat_cookie
-from tests.browser.server import build_app
-
-
-@pytest.fixture
-def client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    app = build_app(Settings(database_url=db_url, data_dir=tmp_path))
-    with TestClient(app, base_url="http://10.1.2.3:8000") as running:
-        yield running
 
 
 def csrf_of(html: str) -> str:
@@ -63,7 +51,7 @@ def test_joining_sets_a_seat_cookie_that_brings_the_phone_back(client: TestClien
     client.cookies.clear()
     page = client.get(f"/join/{code}")
     assert "kestrel/weapons" in page.text
-    assert f"http://10.1.2.3:8000/join/{code}" not in page.text  # no QR on the phone itself
+    assert f"{client.base_url}/join/{code}" not in page.text  # no QR on the phone itself
     answer = client.post(
         f"/join/{code}",
         data={
@@ -237,7 +225,7 @@ def test_unknown_games_get_a_page_not_json(client: TestClient) -> None:
 
 def test_the_projector_shows_the_join_qr_for_the_address_phones_use(client: TestClient) -> None:
     game_id, code = new_game(client)
-    display = client.get(f"/display/{game_id}")
+    display = client.get(f"/display/{game_id}", headers={"Host": "10.1.2.3:8000"})
     assert display.status_code == 200
     assert f"http://10.1.2.3:8000/join/{code}" in display.text
     assert "<svg" in display.text

@@ -225,6 +225,7 @@ def test_every_sentence_is_one_the_engine_can_say() -> None:
     assert set(SENTENCES) - named == set()
 
 
+@pytest.mark.slow
 def test_every_message_heard_in_play_fits_its_sentence_in_english_and_german() -> None:
     heard, _ = played()
     ids = {m["msg"] for m in heard}
@@ -242,6 +243,7 @@ def test_every_message_heard_in_play_fits_its_sentence_in_english_and_german() -
             assert fits(message["msg"], set(message) - {"msg"}), message
 
 
+@pytest.mark.slow
 def test_the_engine_writes_no_english_of_its_own_into_events_or_views() -> None:
     """No `text` is left anywhere but in the GM's own messages (what the GM typed)."""
     _, events = played()

@@ -12,9 +12,7 @@ from jinja2 import Environment
 from app.i18n import translations
 from app.web.errors import refusal
 from app.web.words import label_filter, say_filter
-from tests.server.conftest import Table, client, settings
-
-__all__ = ["client", "settings"]  # the server tests' fixtures: the app on a real database
+from tests.tables import Table
 
 
 def render(source: str, **context: Any) -> str:
