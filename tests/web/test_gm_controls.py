@@ -53,7 +53,8 @@ def test_a_ship_the_gm_destroyed_reads_destroyed_not_a_whole_hull() -> None:
     boxes = state["ships"]["rustjaw"]["hull"]["boxes"]
     assert state["ships"]["rustjaw"]["hull"]["damage"] == 0  # the boxes stay as they were
     whole = f"{boxes}/{boxes}"
-    gm_hull = hull_label(gm(state), r'<article id="gm-ship-rustjaw" class="panel gm-ship side-raiders destroyed"')
+    card = r'<article id="gm-ship-rustjaw" class="panel gm-ship side-raiders destroyed"'
+    gm_hull = hull_label(gm(state), card)
     display = render_page("display", display_view(state), **PAGE)
     shown = hull_label(display, r'id="ship-rustjaw"')
     for label in (gm_hull, shown):
