@@ -30,6 +30,9 @@ CSV_COLUMNS = (
     "damage_taken", "repaired", "attacks", "hits", "torpedoes_launched", "torpedoes_shot_down",
     "destroyed", "hull_left", "shields_left",
 )  # fmt: skip
+# A cell a spreadsheet would read as a formula (OWASP's CSV injection): names are the GM's and
+# the players' own text, so one such as `=HYPERLINK(...)` is given a leading quote and stays text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @router.get("/api/games/{game_id}/report", tags=["api"])
@@ -79,8 +82,15 @@ def report_rows(report: dict[str, Any]) -> str:
                 "hull_left": last.get(ship["id"], {}).get("hull", ""),
                 "shields_left": last.get(ship["id"], {}).get("shields", ""),
             }
-            writer.writerow([row[column] for column in CSV_COLUMNS])
+            writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
     return out.getvalue()
+
+
+def plain_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet would take for a formula, quoted so it reads as text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def chart_lines(entry: dict[str, Any], turns: int) -> dict[str, Any]:
