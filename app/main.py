@@ -67,7 +67,8 @@ connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} webso
 events as JSON. Clients send nothing: a frame over {SHIPPED.ws_max_frame_bytes // 1024} KiB
 closes the socket with 1009, a flood of frames with 1008. A page on another site is refused
 (1008 `CROSS_SITE`), as is a freed seat (1008 `SEAT_FREED`); a socket over its address's cap is
-closed with 4429 `TOO_MANY_SOCKETS`.
+closed with 4429 `TOO_MANY_SOCKETS`, and every socket of a game deleted as expired with 4410
+`GAME_GONE`.
 """
 
 

@@ -540,6 +540,9 @@ SENTENCES: dict[str, Sentence] = {
         "open it again to see their changes."
     ),
     "cross_site": N_("This page is not one of the game's own."),
+    "game_gone": N_(
+        "This game was deleted: nobody had changed it for a long time. Ask the GM for a new one."
+    ),
     "gm_link_needed": N_(
         "Only the GM can open this: use the GM link the server printed when it started."
     ),

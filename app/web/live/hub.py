@@ -24,8 +24,10 @@ from typing import Any, Literal
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from app import i18n
 from app.i18n import locale_of_scope
 from app.rules import shared_view
+from app.rules.core.messages import message
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
 from app.settings import Settings
@@ -40,6 +42,7 @@ from app.web.render import (
     shown_as,
     version_marker,
 )
+from app.web.words import say
 
 from .listener import Listener
 
@@ -55,6 +58,10 @@ CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not af
 CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
 CLOSE_SECONDS = 2.0
+# The game was deleted (app/sweeper.py): a 4xxx code, which no screen retries, with the reason
+# in the reader's language for the screen to show (static/js/app.js).
+CLOSE_GONE = 4410
+CLOSE_REASON_BYTES = 123  # what a close frame holds
 
 
 @dataclass(eq=False)
@@ -74,6 +81,7 @@ class Connection:
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
     close_code: int | None = None  # why it was dropped, if it was
+    close_reason: str = ""
     sender: asyncio.Task[None] | None = None
 
     @property
@@ -89,11 +97,11 @@ class Connection:
         self.waiting += len(text)
         self.outbox.put_nowait((version, event, text))
 
-    def drop(self, code: int) -> None:
+    def drop(self, code: int, reason: str = "") -> None:
         """Close from outside the socket's own task: its sender stops, and `until_closed` ends."""
         if self.closed:
             return
-        self.closed, self.close_code = True, code
+        self.closed, self.close_code, self.close_reason = True, code, reason
         if self.sender is not None:
             self.sender.cancel()
 
@@ -131,7 +139,8 @@ class Connection:
         if self.close_code is not None:
             # A peer that reads nothing never takes the close frame either: then give up on it.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.websocket.close(self.close_code), CLOSE_SECONDS)
+                closing = self.websocket.close(self.close_code, self.close_reason)
+                await asyncio.wait_for(closing, CLOSE_SECONDS)
 
 
 @dataclass(eq=False)
@@ -182,7 +191,7 @@ class Hub:
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended)
+        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended, self.game_gone)
 
     @property
     def listening(self) -> bool:
@@ -275,6 +284,15 @@ class Hub:
         `on_commit`); None when a COMMIT's outcome is unknown, so the row must say."""
         if self._loop is not None:
             self._want(game_id, version, state)
+
+    def game_gone(self, game_id: uuid.UUID) -> None:
+        """The game was deleted, by any process: its sockets here close, each told why in the
+        language it shows."""
+        room = self._rooms.get(game_id)
+        for connection in list(room.connections if room else ()):
+            words = i18n.translations(connection.shown_locale or connection.locale)
+            reason = f"GAME_GONE: {say(message('game_gone'), words)}".encode()
+            connection.drop(CLOSE_GONE, reason[:CLOSE_REASON_BYTES].decode(errors="ignore"))
 
     def resync_all(self) -> None:
         """After the listener was away, NOTIFYs may have been missed: push every full view."""
