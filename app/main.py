@@ -57,8 +57,9 @@ endpoint.
 {SHIPPED.body_timeout_s:g} s (408 `REQUEST_TIMEOUT`). Per seat or GM token,
 {SHIPPED.command_rate:g} commands a second with bursts of {SHIPPED.command_burst}; per address
 for everything else (no token, a token that opens nothing here, creating games and joining them)
-{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst} (429
-`RATE_LIMITED`, with `Retry-After`). Per address at once: {SHIPPED.connections_per_address}
+{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst}; reads per address
+{SHIPPED.read_rate:g} a second with bursts of {SHIPPED.read_burst} (429 `RATE_LIMITED`, with
+`Retry-After`). Per address at once: {SHIPPED.connections_per_address}
 connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} websockets.
 
 **Websockets.** `/ws/station/{{id}}`, `/ws/gm/{{id}}` (token as `Authorization: Bearer`, or
