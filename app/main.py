@@ -7,21 +7,18 @@ Migrations are not run here: `bridgecrew serve` (app.cli) migrates before any wo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
 from app.i18n import LanguageMiddleware
 from app.props import PropsBridge
 from app.service.commands import on_commit
-from app.service.library import library_content
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, editor, evening, gm, join, report, station, ws
@@ -101,10 +98,6 @@ def create_app(
         app.state.heartbeat_s = heartbeat  # pages render it: their watchdog counts in heartbeats
         app.state.seat_watch = seat_watch
         await hub.start()
-        # The library's translations, for games in play. A server starts while the database is
-        # away (it rides out a restart): then they come with the first read of the library.
-        with contextlib.suppress(SQLAlchemyError, OSError):
-            await library_content(session_factory)
         props = None
         if chosen.mqtt_url:
             props = PropsBridge(session_factory, chosen.mqtt_url)

@@ -416,15 +416,17 @@ async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str
             .order_by(AppliedCommand.version)
         )
         stored = [row.result for row in rows]
-    catalogue = catalogue_with(game.content)  # the library as the game began
+    catalogue = catalogue_with(game.content)  # what the game took from the library as it began
     state: State = canonical(
         new_game(catalogue.scenarios[game.scenario], catalogue, seed=game.seed)
     )
     for entry in stored:
         command = parse_command(entry["command"], Actor(**entry["actor"]), entry["now"])
         if isinstance(command, NextBattle):  # E-EVENING-1: the service builds it, so here too
-            scenario = catalogue.scenarios[command.scenario]
-            state, _ = next_battle(state, scenario, catalogue)
+            # From the copy the move took (a move stored without one was made from the whole
+            # library the game began with).
+            moved = catalogue_with(entry["content"]) if "content" in entry else catalogue
+            state, _ = next_battle(state, moved.scenarios[command.scenario], moved)
         else:
             state, _ = apply(state, command)
         state = canonical(state)

@@ -22,7 +22,7 @@ from app.service import ServiceError, Viewer, game_info
 from app.service.kept import Kept
 from app.service.report import check_reader, report_ready, report_sources
 
-from .reading import off_loop
+from .reading import off_loop, speaking_game
 from .render import render_template
 from .screen import ApiCaller, GameId, ScreenCaller, SessionFactoryDep, error_page
 
@@ -222,8 +222,9 @@ async def report_page(
         )
         return html.encode()
 
-    variant = ("page", locale, "projector" if projector else "")
-    return await answer(request, kept, variant, page_html, "text/html; charset=utf-8")
+    async with speaking_game(session_factory, game_id):
+        variant = ("page", locale, "projector" if projector else "")
+        return await answer(request, kept, variant, page_html, "text/html; charset=utf-8")
 
 
 # Every screen links to "report" relative to its own <base href> (/play/<id>/, /gm/<id>/,

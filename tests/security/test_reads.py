@@ -1,6 +1,6 @@
-"""Reads cannot stall the room: every page and JSON read is paced per address as commands are;
-a report is built once per version of its game whoever reads it and however many read it at
-once."""
+"""Reads cannot stall the room (issue 40): every page and JSON read is paced per address as
+commands are; a report is built once per version of its game whoever reads it and however many
+read it at once; the library's catalogue is parsed once until an item is saved, in any process."""
 
 from __future__ import annotations
 
@@ -11,12 +11,17 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.main import create_app
 from app.rules.core import report as report_rules
+from app.service import library as library_service
+from app.service.library import save_item
 from app.settings import Settings
-from tests.server.conftest import LiveServer
+from tests.editor.content import ship_copy, zone_scenario
+from tests.server.conftest import LiveServer, Table
 
+Sessions = async_sessionmaker[AsyncSession]
 PAGE = {"Accept": "text/html"}
 
 
@@ -87,3 +92,24 @@ async def test_four_readers_at_once_cost_one_report_per_version_of_the_game(
         assert (await http.post(f"/api/games/{game}/commands", json=alert, headers=gm)).is_success
         await asyncio.gather(*(http.get(f"/report/{game}") for _ in range(4)))
         assert len(built) == 2
+
+
+async def test_the_library_is_parsed_once_until_an_item_is_saved_anywhere(
+    client: TestClient, session_factory: Sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby, the scenarios list and every new game read the library's catalogue; it is
+    parsed once, and again once someone saves an item, in this process or any other (here the
+    save goes to the database without this server)."""
+    parsed = _counting(monkeypatch, library_service, "catalogue_with")
+    for _ in range(3):
+        assert client.get("/gm", headers=PAGE).status_code == 200
+        assert client.get("/api/scenarios").status_code == 200
+        Table(client)
+    assert len(parsed) <= 1  # none if this process kept an empty library already
+    await save_item(session_factory, "ship", ship_copy(), "Ada", expected_version=0)
+    await save_item(session_factory, "scenario", zone_scenario(), "Ada", expected_version=0)
+    before = len(parsed)  # each save checks the library it makes
+    assert "Ring Fight" in client.get("/gm", headers=PAGE).text
+    assert "ring-fight" in {s["id"] for s in client.get("/api/scenarios").json()["scenarios"]}
+    Table(client, "ring-fight")
+    assert len(parsed) == before + 1

@@ -379,7 +379,11 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
     async def load_state(_factory: Any, _game: Any, **_: Any) -> tuple[int, Any]:
         return versions.pop(0) if len(versions) > 1 else versions[0]
 
+    async def game_words(_factory: Any, _game: Any) -> dict[str, Any]:
+        return {}  # a game of built-in content only
+
     monkeypatch.setattr(live_hub, "load_state", load_state)
+    monkeypatch.setattr(live_hub, "game_words", game_words)
     hub, game = Hub(None, ""), uuid.uuid4()  # type: ignore[arg-type]
     first, late = Phone(stays=True), Phone(stays=False)
     there = asyncio.create_task(hub.serve(first, game, "display", "display"))  # type: ignore[arg-type]

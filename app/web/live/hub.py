@@ -26,10 +26,12 @@ from starlette.websockets import WebSocket, WebSocketState
 
 from app import i18n
 from app.i18n import locale_of_scope
+from app.i18n_content import Words, speaking_content
 from app.rules import shared_view
 from app.rules.core.messages import message
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
+from app.service.games import game_words
 from app.settings import Settings
 from app.web.render import (
     PANELS,
@@ -162,6 +164,10 @@ class Room:
     # inputs key, language), shared by the screens joining together; let go once none is waiting.
     joined: tuple[int, State] | None = None
     panels: PanelCache = field(default_factory=dict)
+    joined_words: Words | None = None  # the words of the game's own content `joined` is in
+    # The words its sockets were last pushed in (game_words keeps one object per game and
+    # content): new ones, after a move to another battle, are pushed whole.
+    words: Words | None = None
 
 
 def event_message(event: dict[str, Any]) -> str:
@@ -248,7 +254,7 @@ class Hub:
             finally:
                 room.joining -= 1
                 if not room.joining:
-                    room.joined = None
+                    room.joined = room.joined_words = None
                     room.panels.clear()
             await connection.until_closed()
         except Exception as error:
@@ -403,23 +409,28 @@ async def welcome(
     # they have in common; the newest version this process knows of is the least they show.
     if room.joined is None or room.joined[0] < room.wanted:
         room.joined = await load_state(factory, room.game_id)
+        words = await game_words(factory, room.game_id)
+        if room.joined_words is not words:  # the panels kept so far say other words
+            room.panels.clear()
+            room.joined_words = words
     version, state = room.joined
     view = view_for(state, connection.viewer)
     locale = screen_locale(connection.audience, view, _own_locale(connection))
-    if by_panel(connection):
-        screen = Screen(connection.audience, view, locale=locale)
-        if shown == shown_as(version, locale):
-            connection.welcome = [version_marker(version, locale)]
+    with speaking_content(room.joined_words or {}):
+        if by_panel(connection):
+            screen = Screen(connection.audience, view, locale=locale)
+            if shown == shown_as(version, locale):
+                connection.welcome = [version_marker(version, locale)]
+            else:
+                everything = tuple(range(len(screen.names)))
+                connection.welcome = [screen.message(version, everything, room.panels)]
+            connection.shown = screen.keys
+            connection.shown_locale = locale
         else:
-            everything = tuple(range(len(screen.names)))
-            connection.welcome = [screen.message(version, everything, room.panels)]
-        connection.shown = screen.keys
-        connection.shown_locale = locale
-    else:
-        connection.last_view = view
-        connection.welcome = [
-            screen_message(connection.audience, view, version, connection.fmt, locale)
-        ]
+            connection.last_view = view
+            connection.welcome = [
+                screen_message(connection.audience, view, version, connection.fmt, locale)
+            ]
     return version
 
 
@@ -449,6 +460,9 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     for connection in connections:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
+    words = await game_words(factory, room.game_id)
+    resync = resync or (room.words is not None and room.words is not words)
+    room.words = words
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
     room.reads = parts.reads
     rendered: PanelCache = {}
@@ -461,11 +475,12 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
         locale = screen_locale(first.audience, view, _own_locale(first))
         try:
-            if by_panel(first):
-                screen = Screen(first.audience, view, parts, locale)
-                _offer_panels(screen, members, version, resync, rendered)
-            else:
-                _offer_whole(first.audience, view, version, members, resync, locale)
+            with speaking_content(words):
+                if by_panel(first):
+                    screen = Screen(first.audience, view, parts, locale)
+                    _offer_panels(screen, members, version, resync, rendered)
+                else:
+                    _offer_whole(first.audience, view, version, members, resync, locale)
         except Exception:  # one broken panel must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
     room.pushed = max(room.pushed, version)
