@@ -131,6 +131,14 @@ async def prepare(url: str, args: argparse.Namespace) -> uuid.UUID:
         await engine.dispose()
 
 
+def waited_for_cpu(pid: int) -> float:
+    """Seconds the process's main thread has spent ready to run, waiting for a core (Linux)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 async def reader(
     base: str, address: str, paths: list[str], until: float, kind: str, seen: list[Any]
 ) -> None:
@@ -179,7 +187,7 @@ async def run(args: argparse.Namespace, server: Server, game: uuid.UUID) -> dict
 
     report = [f"/report/{game}", f"/report/{game}.csv", f"/api/games/{game}/report"]
     seen: list[Any] = []
-    cpu_before = sum(server.ps.cpu_times()[:2])
+    cpu_before, waited_before = sum(server.ps.cpu_times()[:2]), waited_for_cpu(server.ps.pid)
     until = time.monotonic() + args.duration
     work = asyncio.gather(
         *(
@@ -201,6 +209,7 @@ async def run(args: argparse.Namespace, server: Server, game: uuid.UUID) -> dict
         await asyncio.sleep(0.2)
     await work
     cpu = sum(server.ps.cpu_times()[:2]) - cpu_before
+    waited = waited_for_cpu(server.ps.pid) - waited_before
     stop.set()
     took = await asyncio.to_thread(results.get, True, 60)
     prober.join(10)
@@ -230,6 +239,9 @@ async def run(args: argparse.Namespace, server: Server, game: uuid.UUID) -> dict
         figures[f"{kind}_median_ms"] = round(statistics.median(ok) * 1000, 1) if ok else None
     figures |= {
         "server_cpu_percent": round(100 * cpu / args.duration),  # of one core
+        # How long its event loop's thread was ready to run but waited for a core: the other
+        # processes on the machine (PostgreSQL, this bench's clients, anything else).
+        "server_waited_for_cpu_s": round(waited, 1),
         "rss_before_mb": round(before / MB),
         "rss_peak_mb": round(peak / MB),
         "rss_after_mb": round(after / MB),
