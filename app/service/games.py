@@ -193,7 +193,8 @@ _MOVES = text(
     "SELECT result -> 'content' FROM applied_commands"
     " WHERE game_id = :id AND result ? 'content' ORDER BY version"
 )
-_words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(256)
+# A few KB each: enough for every game a server plays at once, so a push never rebuilds them.
+_words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
 
 
 async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:

@@ -165,8 +165,8 @@ class Room:
     joined: tuple[int, State] | None = None
     panels: PanelCache = field(default_factory=dict)
     joined_words: Words | None = None  # the words of the game's own content `joined` is in
-    # The words its sockets were last pushed in (game_words keeps one object per game and
-    # content): new ones, after a move to another battle, are pushed whole.
+    # The words its sockets were last pushed in: other ones, after a move to another battle,
+    # are pushed whole.
     words: Words | None = None
 
 
@@ -410,7 +410,7 @@ async def welcome(
     if room.joined is None or room.joined[0] < room.wanted:
         room.joined = await load_state(factory, room.game_id)
         words = await game_words(factory, room.game_id)
-        if room.joined_words is not words:  # the panels kept so far say other words
+        if room.joined_words != words:  # the panels kept so far say other words
             room.panels.clear()
             room.joined_words = words
     version, state = room.joined
@@ -461,7 +461,7 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
     words = await game_words(factory, room.game_id)
-    resync = resync or (room.words is not None and room.words is not words)
+    resync = resync or (room.words is not None and room.words != words)
     room.words = words
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
     room.reads = parts.reads
