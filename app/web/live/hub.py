@@ -24,10 +24,14 @@ from typing import Any, Literal
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from app import i18n
 from app.i18n import locale_of_scope
+from app.i18n_content import Words, speaking_content
 from app.rules import shared_view
+from app.rules.core.messages import message
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
+from app.service.games import game_words
 from app.settings import Settings
 from app.web.render import (
     PANELS,
@@ -40,6 +44,7 @@ from app.web.render import (
     shown_as,
     version_marker,
 )
+from app.web.words import say
 
 from .listener import Listener
 
@@ -55,6 +60,10 @@ CLOSE_RESTART = 1012  # htmx-ext-ws reconnects after 1006/1011/1012/1013, not af
 CLOSE_TRY_AGAIN = 1013
 CLOSE_SERVER_ERROR = 1011
 CLOSE_SECONDS = 2.0
+# The game was deleted (app/sweeper.py): a 4xxx code, which no screen retries, with the reason
+# in the reader's language for the screen to show (static/js/app.js).
+CLOSE_GONE = 4410
+CLOSE_REASON_BYTES = 123  # what a close frame holds
 
 
 @dataclass(eq=False)
@@ -74,6 +83,7 @@ class Connection:
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
     close_code: int | None = None  # why it was dropped, if it was
+    close_reason: str = ""
     sender: asyncio.Task[None] | None = None
 
     @property
@@ -89,11 +99,11 @@ class Connection:
         self.waiting += len(text)
         self.outbox.put_nowait((version, event, text))
 
-    def drop(self, code: int) -> None:
+    def drop(self, code: int, reason: str = "") -> None:
         """Close from outside the socket's own task: its sender stops, and `until_closed` ends."""
         if self.closed:
             return
-        self.closed, self.close_code = True, code
+        self.closed, self.close_code, self.close_reason = True, code, reason
         if self.sender is not None:
             self.sender.cancel()
 
@@ -131,7 +141,8 @@ class Connection:
         if self.close_code is not None:
             # A peer that reads nothing never takes the close frame either: then give up on it.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.websocket.close(self.close_code), CLOSE_SECONDS)
+                closing = self.websocket.close(self.close_code, self.close_reason)
+                await asyncio.wait_for(closing, CLOSE_SECONDS)
 
 
 @dataclass(eq=False)
@@ -153,6 +164,10 @@ class Room:
     # inputs key, language), shared by the screens joining together; let go once none is waiting.
     joined: tuple[int, State] | None = None
     panels: PanelCache = field(default_factory=dict)
+    joined_words: Words | None = None  # the words of the game's own content `joined` is in
+    # The words its sockets were last pushed in: other ones, after a move to another battle,
+    # are pushed whole.
+    words: Words | None = None
 
 
 def event_message(event: dict[str, Any]) -> str:
@@ -182,7 +197,7 @@ class Hub:
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended)
+        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended, self.game_gone)
 
     @property
     def listening(self) -> bool:
@@ -239,7 +254,7 @@ class Hub:
             finally:
                 room.joining -= 1
                 if not room.joining:
-                    room.joined = None
+                    room.joined = room.joined_words = None
                     room.panels.clear()
             await connection.until_closed()
         except Exception as error:
@@ -275,6 +290,15 @@ class Hub:
         `on_commit`); None when a COMMIT's outcome is unknown, so the row must say."""
         if self._loop is not None:
             self._want(game_id, version, state)
+
+    def game_gone(self, game_id: uuid.UUID) -> None:
+        """The game was deleted, by any process: its sockets here close, each told why in the
+        language it shows."""
+        room = self._rooms.get(game_id)
+        for connection in list(room.connections if room else ()):
+            words = i18n.translations(connection.shown_locale or connection.locale)
+            reason = f"GAME_GONE: {say(message('game_gone'), words)}".encode()
+            connection.drop(CLOSE_GONE, reason[:CLOSE_REASON_BYTES].decode(errors="ignore"))
 
     def resync_all(self) -> None:
         """After the listener was away, NOTIFYs may have been missed: push every full view."""
@@ -385,23 +409,28 @@ async def welcome(
     # they have in common; the newest version this process knows of is the least they show.
     if room.joined is None or room.joined[0] < room.wanted:
         room.joined = await load_state(factory, room.game_id)
+        words = await game_words(factory, room.game_id)
+        if room.joined_words != words:  # the panels kept so far say other words
+            room.panels.clear()
+            room.joined_words = words
     version, state = room.joined
     view = view_for(state, connection.viewer)
     locale = screen_locale(connection.audience, view, _own_locale(connection))
-    if by_panel(connection):
-        screen = Screen(connection.audience, view, locale=locale)
-        if shown == shown_as(version, locale):
-            connection.welcome = [version_marker(version, locale)]
+    with speaking_content(room.joined_words or {}):
+        if by_panel(connection):
+            screen = Screen(connection.audience, view, locale=locale)
+            if shown == shown_as(version, locale):
+                connection.welcome = [version_marker(version, locale)]
+            else:
+                everything = tuple(range(len(screen.names)))
+                connection.welcome = [screen.message(version, everything, room.panels)]
+            connection.shown = screen.keys
+            connection.shown_locale = locale
         else:
-            everything = tuple(range(len(screen.names)))
-            connection.welcome = [screen.message(version, everything, room.panels)]
-        connection.shown = screen.keys
-        connection.shown_locale = locale
-    else:
-        connection.last_view = view
-        connection.welcome = [
-            screen_message(connection.audience, view, version, connection.fmt, locale)
-        ]
+            connection.last_view = view
+            connection.welcome = [
+                screen_message(connection.audience, view, version, connection.fmt, locale)
+            ]
     return version
 
 
@@ -431,6 +460,9 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     for connection in connections:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
+    words = await game_words(factory, room.game_id)
+    resync = resync or (room.words is not None and room.words != words)
+    room.words = words
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
     room.reads = parts.reads
     rendered: PanelCache = {}
@@ -443,11 +475,12 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
         locale = screen_locale(first.audience, view, _own_locale(first))
         try:
-            if by_panel(first):
-                screen = Screen(first.audience, view, parts, locale)
-                _offer_panels(screen, members, version, resync, rendered)
-            else:
-                _offer_whole(first.audience, view, version, members, resync, locale)
+            with speaking_content(words):
+                if by_panel(first):
+                    screen = Screen(first.audience, view, parts, locale)
+                    _offer_panels(screen, members, version, resync, rendered)
+                else:
+                    _offer_whole(first.audience, view, version, members, resync, locale)
         except Exception:  # one broken panel must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
     room.pushed = max(room.pushed, version)
