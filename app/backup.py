@@ -50,12 +50,12 @@ from app.rules import (
     shared_view,
     station_view,
 )
-from app.rules.content import ContentError
+from app.rules.content import Catalogue, ContentError, Scenario
 from app.rules.core.messages import message
 from app.rules.core.names import CREW_NAME_LENGTH, SHIP_NAME_LENGTH, name_problem
 from app.service import ServiceError
 from app.service.commands import canonical, deadline_columns, locked, sender_of
-from app.service.games import JOIN_ALPHABET, token_hash
+from app.service.games import JOIN_ALPHABET, new_content_key, token_hash
 from app.service.library import text_problems
 from app.service.seats import end_seats
 
@@ -335,16 +335,39 @@ def _shape(reference: Json, value: Json, where: str) -> None:
             )
 
 
-def _check_state(game: Json) -> Json:
-    """The state as the engine would hold it, once it has a new game's shape: every ship with
-    stations, each ship and station with a new ship's and station's parts."""
+def _battles(data: Json, game: Json) -> list[tuple[str, Any, str]]:
+    """Each battle the game played, in order: (its scenario, the content it was built from, what
+    to call it in a refusal). The first is the game's own; each move to another battle took its
+    copy with its command (a move without one was built from the game's)."""
+    battles = [(game["scenario"], game.get("content"), "game")]
+    rows = sorted(data["applied_commands"], key=lambda row: row["version"])
+    for row in rows:
+        entry = row["result"]
+        command = entry.get("command")
+        if isinstance(command, dict) and command.get("type") == "NextBattle":
+            content = entry["content"] if "content" in entry else game.get("content")
+            where = f"move to another battle (version {row['version']})"
+            battles.append((command.get("scenario"), content, where))
+    return battles
+
+
+def _loaded(scenario_id: Any, content: Any, where: str) -> tuple[Scenario, Catalogue]:
+    """A battle's scenario and the catalogue it was built from, or why they do not load."""
     try:
-        catalogue = catalogue_with(game.get("content"))
+        catalogue = catalogue_with(content)
     except (ContentError, ValueError, TypeError, AttributeError) as error:
-        raise _bad("game", f"has content that does not load ({error})") from None
-    scenario = catalogue.scenarios.get(game["scenario"])
+        raise _bad(where, f"has content that does not load ({error})") from None
+    scenario = catalogue.scenarios.get(scenario_id) if isinstance(scenario_id, str) else None
     if scenario is None:
-        raise _bad("game", f"is of a scenario this server does not have ({game['scenario']!r})")
+        raise _bad(where, f"is of a scenario this server does not have ({scenario_id!r})")
+    return scenario, catalogue
+
+
+def _check_state(data: Json, game: Json) -> Json:
+    """The state as the engine would hold it, once it has a new game's shape (a new game of the
+    battle being played): every ship with stations, each ship and station with a new ship's and
+    station's parts. Every battle's content must load and hold its scenario."""
+    scenario, catalogue = [_loaded(*battle) for battle in _battles(data, game)][-1]
     fresh = new_game(scenario, catalogue, seed=rng.keyed(bytes(rng.KEY_BYTES)))
     state: Json = canonical(game["state"])
     top = {key: part for key, part in fresh.items() if key not in ("ships", "map")}
@@ -425,7 +448,7 @@ def check_export(data: Any, *, keep_tokens: bool = False) -> tuple[Json, Json]:
         {**SEAT_FIELDS, "token_hash": (_hash, "a token's SHA-256")} if keep_tokens else SEAT_FIELDS,
     )
     _rows(data, "applied_commands", COMMAND_FIELDS)
-    state = _check_state(game)
+    state = _check_state(data, game)
     game["seed"] = _seed(game)
     _fits(data, game, state)
     _texts_and_seats(data, game, state)
@@ -541,6 +564,7 @@ async def import_game(
         scenario=game["scenario"],
         seed=game["seed"],
         content=game.get("content"),
+        content_key=new_content_key(),  # its words are read afresh, whatever this id was before
         version=version,
         state=rest,
         cards=cards,

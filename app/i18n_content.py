@@ -13,17 +13,26 @@ Only the fields people read can be translated (TRANSLATABLE); a translation of a
 of an entry the file does not have, or into a language the server does not offer is refused with
 the file and the field. Screens look content up by its English text (`content_words`), so a
 translation applies wherever that text shows, and missing ones fall back to the English.
+
+The organisers' library keeps the same tables. A game's screens speak the translations of the
+game's own copy of the library's content (`speaking_content`), never the library as it is now;
+and no content word ever stands in for one of the interface's own: a card called "Weapons"
+cannot rename the Weapons station.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from app.i18n import LANGUAGES, PSEUDO, SOURCE, known, pseudo, speaking
+from babel.messages.pofile import read_po
+
+from app.i18n import DOMAINS, LANGUAGES, PSEUDO, SOURCE, catalogue_path, known, pseudo, speaking
 from app.rules.content import (
     ContentError,
     parse_character,
@@ -165,9 +174,7 @@ def content_words(locale: str, root: Path = SCENARIOS_DIR) -> dict[str, str]:
     return words
 
 
-# The organisers' library's translations, by language and English text (`use_library`): the
-# library is one for the whole server, as the shipped files are.
-_library_words: dict[str, dict[str, str]] = {}
+Words = Mapping[str, Mapping[str, str]]  # {language: {English text: its translation}}
 # The library's kinds (app/content.py FOLDERS) as the translation tables name them.
 LIBRARY_KINDS = {
     "ship": "ship class",
@@ -175,34 +182,72 @@ LIBRARY_KINDS = {
     "character": "character",
     "scenario": "scenario",
 }
+# The words of the content being rendered beyond the shipped files': a game's own copy of the
+# library's items, or the library's (the lobby, the editor). None outside such a render.
+_speaking: ContextVar[Words | None] = ContextVar("content_words", default=None)
 
 
-def use_library(library: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
-    """Take the library's translations (`{kind: {id: data}}`, as read from the database) for
-    every screen of this process from now on. Each item was checked when it was saved; one that
-    no longer reads is left out rather than stopping every screen."""
+def words_of(*contents: Mapping[str, Mapping[str, Mapping[str, Any]]] | None) -> Words:
+    """The translations of library items (`{kind: {id: data}}`, as the library and a game's
+    copy hold them), later contents' over earlier ones'. Each item was checked when it was
+    saved; one that no longer reads is left out rather than stopping every screen."""
     words: dict[str, dict[str, str]] = {}
-    for kind, items in library.items():
-        for item_id, data in items.items():
-            try:
-                found = translations_of(data, f"{kind} {item_id}", LIBRARY_KINDS[kind])
-            except (ContentError, KeyError):
-                continue
-            for locale, table in found.items():
-                words.setdefault(locale, {}).update(table)
-    _library_words.clear()
-    _library_words.update(words)
+    for items_by_kind in contents:
+        for kind, items in (items_by_kind or {}).items():
+            for item_id, data in items.items():
+                try:
+                    found = translations_of(data, f"{kind} {item_id}", LIBRARY_KINDS[kind])
+                except (ContentError, KeyError):
+                    continue
+                for locale, table in found.items():
+                    words.setdefault(locale, {}).update(table)
+    return words
+
+
+@contextlib.contextmanager
+def speaking_content(words: Words) -> Iterator[None]:
+    """Renders inside say the content in these words (a game's, or the library's). Work handed
+    to a thread (app/web/reading.py) takes them along with the rest of the context."""
+    token = _speaking.set(words)
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
+
+
+@functools.cache
+def interface_words(locale: str) -> frozenset[str]:
+    """The texts the interface's catalogues translate in one language (read once per process)."""
+    found: set[str] = set()
+    for domain in DOMAINS:
+        path = catalogue_path(locale, domain)
+        if path.exists():
+            with path.open("rb") as source:
+                found |= {
+                    m.id
+                    for m in read_po(source)
+                    if isinstance(m.id, str) and m.string and not (m.context or m.fuzzy)
+                }
+    return frozenset(found)
+
+
+def _interface_has(locale: str, value: str) -> bool:
+    words = interface_words(locale)
+    return value in words or value.replace("_", " ") in words
 
 
 def content(value: str) -> str:
     """Scenario content (names, descriptions, card texts) in the rendering language: the
-    translation its TOML file gives, else the catalogue's word for it (a station's role, say),
-    else as shipped. The pseudo-language pseudo-localises it, as a complete
-    translation would, so that what stays English in a pseudo render is interface text."""
+    interface's own word where it has one (a station's role, say), else the translation the
+    shipped files give, else the one the content being rendered gives (`speaking_content`),
+    else as written. The pseudo-language pseudo-localises it, as a complete translation
+    would, so that what stays English in a pseudo render is interface text."""
     locale = speaking.get()
     if not isinstance(value, str) or locale == SOURCE:
         return value
     if locale == PSEUDO:
         return pseudo(value)
-    found = content_words(locale).get(value) or _library_words.get(locale, {}).get(value)
-    return found if found is not None else known(value)
+    if _interface_has(locale, value):
+        return known(value)
+    found = content_words(locale).get(value) or (_speaking.get() or {}).get(locale, {}).get(value)
+    return found if found is not None else value

@@ -7,14 +7,12 @@ Migrations are not run here: `bridgecrew serve` (app.cli) migrates before any wo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.db.session import create_engine, create_session_factory, database_url, plain_dsn
@@ -22,7 +20,6 @@ from app.i18n import LanguageMiddleware
 from app.nesting import NESTING_MAX
 from app.props import PropsBridge
 from app.service.commands import on_commit
-from app.service.library import library_content
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
 from app.web import api, display, editor, evening, gm, join, report, station, ws
@@ -59,8 +56,9 @@ endpoint.
 (400 `TOO_DEEP`). Per seat or GM token,
 {SHIPPED.command_rate:g} commands a second with bursts of {SHIPPED.command_burst}; per address
 for everything else (no token, a token that opens nothing here, creating games and joining them)
-{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst} (429
-`RATE_LIMITED`, with `Retry-After`). Per address at once: {SHIPPED.connections_per_address}
+{SHIPPED.anonymous_rate:g} a second with bursts of {SHIPPED.anonymous_burst}; reads per address
+{SHIPPED.read_rate:g} a second with bursts of {SHIPPED.read_burst} (429 `RATE_LIMITED`, with
+`Retry-After`). Per address at once: {SHIPPED.connections_per_address}
 connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} websockets.
 
 **Websockets.** `/ws/station/{{id}}`, `/ws/gm/{{id}}` (token as `Authorization: Bearer`, or
@@ -69,7 +67,8 @@ connections (503 `TOO_MANY_CONNECTIONS`) and {SHIPPED.sockets_per_address} webso
 events as JSON. Clients send nothing: a frame over {SHIPPED.ws_max_frame_bytes // 1024} KiB
 closes the socket with 1009, a flood of frames with 1008. A page on another site is refused
 (1008 `CROSS_SITE`), as is a freed seat (1008 `SEAT_FREED`); a socket over its address's cap is
-closed with 4429 `TOO_MANY_SOCKETS`.
+closed with 4429 `TOO_MANY_SOCKETS`, and every socket of a game deleted as expired with 4410
+`GAME_GONE`.
 """
 
 
@@ -101,10 +100,6 @@ def create_app(
         app.state.heartbeat_s = heartbeat  # pages render it: their watchdog counts in heartbeats
         app.state.seat_watch = seat_watch
         await hub.start()
-        # The library's translations, for games in play. A server starts while the database is
-        # away (it rides out a restart): then they come with the first read of the library.
-        with contextlib.suppress(SQLAlchemyError, OSError):
-            await library_content(session_factory)
         props = None
         if chosen.mqtt_url:
             props = PropsBridge(session_factory, chosen)

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     command_burst: int = 20
     anonymous_rate: float = 5.0
     anonymous_burst: int = 40
+    # Pages and reads (GET) per second and burst per client address: a screen asks for a page
+    # when it opens and its panels when it wakes, so only a script reading in a loop meets this.
+    # Static files and /healthz are not counted.
+    read_rate: float = 5.0
+    read_burst: int = 40
     # Seats one client address may hold in one game (a phone holds one). On the venue's own
     # network every phone has its own address; behind a NAT (a hosted server) raise it to the
     # table's size. Enough for one ship's crew and a spare pair, never a whole 18-station game.

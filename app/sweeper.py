@@ -44,7 +44,7 @@ from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.service import ServiceError, run_command
-from app.service.commands import SessionFactory, tell_seats_ended
+from app.service.commands import SessionFactory, tell_game_gone
 from app.service.seats import ONLINE_SECONDS
 from app.settings import Settings
 
@@ -256,7 +256,8 @@ async def _expire_game(
             data = await export_of(session, game)
             await asyncio.to_thread(_write_export, expiry.export_dir, game_id, data)
         await session.execute(delete(Game).where(Game.id == game_id))  # its rows go with it
-        await tell_seats_ended(session, game_id)  # its phones' sockets close
+        # Every socket on it closes with a sentence, the GM's and the projector's as the phones'.
+        await tell_game_gone(session, game_id)
     log.info("game %s expired%s", game_id, " (exported first)" if expiry.export_dir else "")
     return True
 

@@ -36,6 +36,7 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -217,25 +218,50 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     }
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+async def on_server(
+    run: Callable[[Server, Any], Awaitable[dict[str, Any]]],
+    prepare: Callable[[str], Awaitable[Any]] | None = None,
+) -> dict[str, Any]:
+    """`run(server, prepared)` against one server process on an embedded PostgreSQL of its own
+    in a temporary directory, migrated, and given what `prepare(database url)` wrote first."""
     from app.db.embedded import start_embedded, stop_embedded
     from app.db.migrate import upgrade
 
-    workdir = Path(tempfile.mkdtemp(prefix="bridgecrew-attack-"))
+    workdir = Path(tempfile.mkdtemp(prefix="bridgecrew-bench-"))
     os.chmod(workdir, 0o755)  # noqa: S103 - as root, pgserver runs postgres as its own user
     try:
         pg = await asyncio.to_thread(start_embedded, workdir / "pg", "bridgecrew")
         url = pg.url("bridgecrew")
         await asyncio.to_thread(upgrade, url)
+        prepared = None if prepare is None else await prepare(url)
         server = Server(url, workdir, "server")
         try:
             await server.ready()
-            return await run(args, server)
+            return await run(server, prepared)
         finally:
             server.stop()
             await asyncio.to_thread(stop_embedded, workdir / "pg")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def figures_of(
+    parser: argparse.ArgumentParser,
+    measure: Callable[[argparse.Namespace], Awaitable[dict[str, Any]]],
+) -> None:
+    """Parse the arguments, measure, and print the figures with the start and the load average
+    before it (and write them as JSON with `--json`)."""
+    parser.add_argument("--json", default=None, help="also write the figures here")
+    args = parser.parse_args()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load = os.getloadavg()
+    figures = asyncio.run(measure(args))
+    figures["started"] = started
+    figures["load_average"] = f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    for name, value in figures.items():
+        print(f"{name:>20}: {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
 
 
 def main() -> None:
@@ -247,17 +273,7 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=4, help="anonymous view readers")
     parser.add_argument("--victims", type=int, default=5, help="other games, projector open")
     parser.add_argument("--max-ships", type=int, default=700, help="stop adding ships here")
-    parser.add_argument("--json", default=None, help="also write the figures here")
-    args = parser.parse_args()
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load = os.getloadavg()
-    figures = asyncio.run(main_async(args))
-    figures["started"] = started
-    figures["load_average"] = f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-    for name, value in figures.items():
-        print(f"{name:>20}: {value}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
+    figures_of(parser, lambda args: on_server(lambda server, _: run(args, server)))
 
 
 if __name__ == "__main__":

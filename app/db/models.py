@@ -79,9 +79,14 @@ class Game(Base):
     deadline_at: Mapped[datetime | None]
     deadline_kind: Mapped[str | None]
     deadline_version: Mapped[int | None]
-    # The content library as the game began (app/service/library.py): {kind: {id: data}}; None
-    # when the library was empty. Replays build the game from it, so editing never changes it.
+    # What the game took from the content library as it began (app/service/library.py, what
+    # its scenario uses): {kind: {id: data}}; None when that was nothing. Replays build the game
+    # from it, so editing never changes it. Each move to another battle keeps the copy it took
+    # with its command (applied_commands.result.content).
     content: Mapped[JSON | None]
+    # Fresh whenever the game takes content (made, moved on, imported): what a process keeps
+    # the game's words under (app/service/games.py, game_words).
+    content_key: Mapped[str | None]
 
     @property
     def whole_state(self) -> JSON:

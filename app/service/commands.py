@@ -60,6 +60,7 @@ Viewer = str | tuple[str, str]  # "gm" | "display" | ("seat", seat_id), as the e
 Deadline = tuple[datetime | None, str | None, int | None]  # the row's deadline_at, _kind, _version
 NOTIFY_CHANNEL = "bridgecrew"
 SEATS_ENDED = "seats"  # a notice "seats:<game id>": that game's seats ended
+GAME_GONE = "gone"  # a notice "gone:<game id>": that game was deleted
 # Told (game id, version, state) after each commit; (game id, None, None) when a COMMIT failed
 # or was cancelled on the wire, so whether it committed is unknown: the hub reads the row.
 CommitHook = Callable[[uuid.UUID, int | None, State | None], None]
@@ -427,15 +428,17 @@ async def replay_state(session_factory: SessionFactory, game_id: uuid.UUID | str
             .order_by(AppliedCommand.version)
         )
         stored = [row.result for row in rows]
-    catalogue = catalogue_with(game.content)  # the library as the game began
+    catalogue = catalogue_with(game.content)  # what the game took from the library as it began
     state: State = canonical(
         new_game(catalogue.scenarios[game.scenario], catalogue, seed=game.seed)
     )
     for entry in stored:
         command = parse_command(entry["command"], Actor(**entry["actor"]), entry["now"])
         if isinstance(command, NextBattle):  # E-EVENING-1: the service builds it, so here too
-            scenario = catalogue.scenarios[command.scenario]
-            state, _ = next_battle(state, scenario, catalogue)
+            # From the copy the move took (a move stored without one was made from the whole
+            # library the game began with).
+            moved = catalogue_with(entry["content"]) if "content" in entry else catalogue
+            state, _ = next_battle(state, moved.scenarios[command.scenario], moved)
         else:
             state, _ = apply(state, command)
         state = canonical(state)
@@ -458,6 +461,15 @@ async def tell_seats_ended(session: AsyncSession, game_id: uuid.UUID) -> None:
     await session.execute(
         text("SELECT pg_notify(:channel, :payload)"),
         {"channel": NOTIFY_CHANNEL, "payload": f"{SEATS_ENDED}:{game_id}"},
+    )
+
+
+async def tell_game_gone(session: AsyncSession, game_id: uuid.UUID) -> None:
+    """This game is deleted: every process's hub hears it when this transaction commits, and
+    closes the game's sockets, saying why."""
+    await session.execute(
+        text("SELECT pg_notify(:channel, :payload)"),
+        {"channel": NOTIFY_CHANNEL, "payload": f"{GAME_GONE}:{game_id}"},
     )
 
 

@@ -1,17 +1,21 @@
-"""One table for the evening (E-EVENING-1): the GM moves a game on to the next battle."""
+"""One table for the evening (E-EVENING-1): the GM moves a game on to the next battle.
+
+The next battle is any scenario of the library as it is at the move (built-in or the
+organisers'), in its newest version: the game takes a copy of what that scenario uses then, as a
+new game would, and keeps it with the stored command (`applied_commands.result.content`), so
+`replay_state` and an export build the move from the game's own copy."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
-from sqlalchemy import select, text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import text
 
 from app.content import catalogue_with
-from app.db.models import Game, stored_state
+from app.db.models import stored_state
 from app.rules import Actor, RulesError
-from app.rules.content import Catalogue
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
@@ -23,21 +27,21 @@ from .commands import (
     game_key,
     locked,
     realign,
+    sender_of,
 )
 from .errors import ServiceError
-from .games import scenario_in
+from .games import new_content_key, scenario_in
+from .library import library
 
 # Commands never change the card catalogue, so their write leaves the column alone; a new battle
-# brings its own ships' cards.
-_CARDS = text("UPDATE games SET cards = CAST(:cards AS json) WHERE id = :id")
-
-
-async def own_catalogue(session: AsyncSession, game_id: uuid.UUID) -> Catalogue:
-    """What the game's battles are made of: the shipped content and the library as the game
-    began (games.content), which its replay rebuilds from too. So the next battle is any
-    scenario that was there when the evening began; one written since starts a new game."""
-    content = await session.scalar(select(Game.content).where(Game.id == game_id))
-    return catalogue_with(content)
+# brings its own ships' cards, and its copy of the library's content a new key for its words.
+_CARDS = text("UPDATE games SET cards = CAST(:cards AS json), content_key = :key WHERE id = :id")
+# The copy the move took, kept with it for replay_state and exports.
+_COPY = text(
+    "UPDATE applied_commands"
+    " SET result = result || jsonb_build_object('content', CAST(:content AS jsonb))"
+    " WHERE game_id = :id AND sender = :sender AND command_id = :command_id"
+)
 
 
 async def move_table_on(
@@ -57,9 +61,13 @@ async def move_table_on(
     check_command_id(command_id)
     now = time.time() if now is None else now
     key = game_key(game_id)
+    found = await library(session_factory)
+    if found.problem is not None:
+        raise found.problem
+    content = found.used_by(scenario_in(found.catalogue, scenario_id))
+    catalogue = await asyncio.to_thread(catalogue_with, content)
+    scenario = catalogue.scenarios[scenario_id]
     async with locked(session_factory, key) as game:
-        catalogue = await own_catalogue(game.session, key)
-        scenario = scenario_in(catalogue, scenario_id)
         command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
         try:
             state, events = next_battle(game.state, scenario, catalogue)
@@ -69,7 +77,10 @@ async def move_table_on(
         written = await game.write(state, events, command, Actor.gm(), command_id, now)
         if written is not None:
             _, cards = stored_state(state)
-            await game.db.execute(_CARDS, {"id": key, "cards": encode(cards).decode()})
-        if written is not None:
+            await game.db.execute(
+                _CARDS, {"id": key, "cards": encode(cards).decode(), "key": new_content_key()}
+            )
+            where = {"id": key, "sender": sender_of(Actor.gm()), "command_id": command_id}
+            await game.db.execute(_COPY, {**where, "content": encode(content).decode()})
             await realign(game)
     return game.version

@@ -1,7 +1,9 @@
-"""Games: creating one, finding one by its join code, reading its views and events, GM tokens."""
+"""Games: creating one, finding one by its join code, reading its views and events, GM tokens,
+and the words of its own content."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import secrets
@@ -9,19 +11,21 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from app.content import catalogue_with
 from app.db.models import Event, Game, stored_state
 from app.db.session import autocommit
+from app.i18n_content import Words, words_of
 from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, Viewer, canonical, game_key, locked
+from .commands import SessionFactory, State, Viewer, canonical, game_key, locked
 from .errors import ServiceError, no_such_game
-from .library import library_content
+from .kept import Kept
+from .library import Content, library
 
 SEED_MAX = 2**63 - 1  # a GM's chosen seed: what a key is made from (rng.chosen)
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: it is read aloud and typed
@@ -53,16 +57,19 @@ async def create_game(
     Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
     kept in `games.seed`, which leaves the server only in a GM's export."""
-    # The game copies the library as it stands (games.content): editing never changes it.
-    library = await library_content(session_factory)
-    catalogue = catalogue_with(library)
-    scenario = scenario_in(catalogue, scenario_id)
+    # The game copies what its scenario uses from the library as it stands (games.content):
+    # editing never changes it, and a large library does not make every game large.
+    found = await library(session_factory)
+    if found.problem is not None:
+        raise found.problem
+    scenario = scenario_in(found.catalogue, scenario_id)
     if seed is not None and not 0 <= seed <= SEED_MAX:
         raise ServiceError("BAD_VALUE", message("bad_seed", most="2^63 - 1"))
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
-    state = canonical(new_game(scenario, catalogue, seed=start))
+    content = found.used_by(scenario)
+    state = await asyncio.to_thread(opening, scenario_id, content, start)
     columns, cards = stored_state(state)
     switches = [(m, True) for m in sorted(set(modules) - set(state["modules"]))]
     switches += [(m, False) for m in sorted(set(modules_off) & set(state["modules"]))]
@@ -80,7 +87,8 @@ async def create_game(
             state=columns,
             cards=cards,
             gm_token_hash=token_hash(gm_token),
-            content=library or None,
+            content=content,
+            content_key=new_content_key(),
         )
         try:
             async with locked(session_factory, game_id, new=game) as created:
@@ -93,6 +101,18 @@ async def create_game(
             if "join_code" not in str(error.orig):
                 raise
     raise ServiceError("NO_JOIN_CODE", message("no_free_join_code"), 503)
+
+
+def opening(scenario_id: str, content: Content | None, start: rng.Seed) -> State:
+    """A new game of the scenario, made of the shipped content and the game's own copy: what
+    `replay_state` makes of the same copy and start."""
+    catalogue = catalogue_with(content)
+    state: State = canonical(new_game(catalogue.scenarios[scenario_id], catalogue, seed=start))
+    return state
+
+
+def new_content_key() -> str:
+    return secrets.token_hex(8)
 
 
 def scenario_in(catalogue: Catalogue, scenario_id: str) -> Scenario:
@@ -164,3 +184,34 @@ async def games_held(session_factory: SessionFactory) -> int:
 def token_hash(token: str) -> str:
     """Tokens are stored as their SHA-256: a leaked database does not hand out seats or games."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+# --- A game's words ----------------------------------------------------------------------------
+
+_KEY = select(Game.content_key).where
+# The copy each move to another battle took (app/service/evening.py), in the order taken.
+_MOVES = text(
+    "SELECT result -> 'content' FROM applied_commands"
+    " WHERE game_id = :id AND result ? 'content' ORDER BY version"
+)
+# A few KB each: enough for every game a server plays at once, so a push never rebuilds them.
+_words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
+
+
+async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:
+    """The translations of the game's own copy of the library's content (every battle's, the
+    latest over earlier ones), never of the library as it is now. Kept per game until the game
+    takes new content (its `content_key`, asked each time). None for a game that is gone."""
+    key = game_key(game_id)
+    async with autocommit(session_factory) as session:
+        row = (await session.execute(_KEY(Game.id == key))).one_or_none()
+    if row is None:
+        return {}
+
+    async def build() -> Words:
+        async with autocommit(session_factory) as session:
+            began = await session.scalar(select(Game.content).where(Game.id == key))
+            moves = list(await session.scalars(_MOVES, {"id": key}))
+        return await asyncio.to_thread(words_of, began, *moves)
+
+    return await _words.get((key, row.content_key), build)

@@ -7,12 +7,15 @@ as the loader checks a file (app/content.py, app/rules/content/), then with the 
 together. Only a whole, valid item is saved: every save and restore takes one lock, checks the
 library as it will be, and writes a new version, or refuses with every problem it found.
 
-A game copies the library as it begins (`games.content`, see `create_game`), so editing never
-changes a game in play.
+A game copies what its scenario uses as it begins (`games.content`, see `create_game`), and what
+the next scenario uses when the table moves on (app/service/evening.py), so editing never changes
+a game in play. The library as a whole, parsed into a catalogue with its words, is kept by each
+process until an item is saved (`library`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import unicodedata
@@ -20,13 +23,13 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.content import FOLDERS, builtin_files, catalogue_with, parse_item
+from app.content import FOLDERS, builtin_files, catalogue_with, load_catalogue, parse_item
 from app.db.models import ContentItem, ContentVersion
 from app.db.session import autocommit
-from app.i18n_content import use_library
+from app.i18n_content import Words, words_of
 from app.rules import new_game
 from app.rules.content import (
     Catalogue,
@@ -41,8 +44,10 @@ from app.rules.core.names import name_problem
 
 from .commands import SessionFactory
 from .errors import ServiceError
+from .kept import Kept
 
 Data = dict[str, Any]
+Content = dict[str, dict[str, Data]]  # {kind: {id: data}}, as `games.content` holds it
 KINDS = tuple(FOLDERS)
 
 # Caps (issue 33), beyond what the content checks themselves bound (40 zones, 8 ships, 60 boxes
@@ -222,18 +227,91 @@ async def current_library(session: AsyncSession) -> dict[str, dict[str, Data]]:
     return found
 
 
-async def library_content(session_factory: SessionFactory) -> dict[str, dict[str, Data]]:
-    """The library as it is now; its translations are taken for this process's screens too, so
-    a process that starts a game or opens the editor says the newest words."""
+@dataclasses.dataclass(frozen=True)
+class Library:
+    """The library at one moment: its items (read only), the catalogue they make with the
+    shipped content, and their translations. `problem` says why the library does not fit the
+    shipped content (then `catalogue` is the shipped content alone)."""
+
+    key: tuple[Any, ...]  # what it is kept under: changes with every save (`_LIBRARY_KEY`)
+    items: Content
+    catalogue: Catalogue
+    words: Words
+    problem: ContentError | None = None
+
+    def used_by(self, scenario: Scenario) -> Content | None:
+        """What a game of `scenario` copies from the library: the scenario if it is the
+        library's, the ship classes it places or its cues bring in, their decks, and every
+        character (players pick theirs as they join: a scenario names none). None when that is
+        nothing: the shipped content is every game's already."""
+        classes = {placement.ship_class for placement in scenario.ships}
+        classes |= {
+            str(action["ship_class"])
+            for cue in scenario.sections.get("cues", ())
+            for action in cue.actions
+            if action["type"] == "AddShip"
+        }
+        decks = {
+            station.deck
+            for ship_class in classes
+            for station in self.catalogue.ships[ship_class].stations
+        }
+        wanted = {
+            "scenario": {scenario.id},
+            "ship": classes,
+            "deck": decks,
+            "character": set(self.items.get("character", {})),
+        }
+        used = {
+            kind: {i: self.items[kind][i] for i in sorted(ids) if i in self.items.get(kind, {})}
+            for kind, ids in wanted.items()
+        }
+        return {kind: found for kind, found in used.items() if found} or None
+
+
+# Each save adds a version to an item or a new item: their count, the sum of their versions and
+# the newest item's birth change with every save (and with items deleted and made again).
+_LIBRARY_KEY = select(
+    func.count(), func.coalesce(func.sum(ContentItem.version), 0), func.max(ContentItem.created_at)
+)
+_kept: Kept[tuple[Any, ...], Library] = Kept(1)
+
+
+async def library(session_factory: SessionFactory) -> Library:
+    """The library as it is now: built once (off the event loop: a large library takes seconds
+    to parse) and kept until an item is saved, in this process or any other."""
     async with autocommit(session_factory) as session:
-        library = await current_library(session)
-    use_library(library)
-    return library
+        key = tuple((await session.execute(_LIBRARY_KEY)).one())
+
+    async def build() -> Library:
+        # Read after the key: what is kept is at least as new as its key says.
+        async with autocommit(session_factory) as session:
+            items = await current_library(session)
+        return await asyncio.to_thread(library_of, key, items)
+
+    return await _kept.get(key, build)
+
+
+def library_of(key: tuple[Any, ...], items: Content) -> Library:
+    """The library of these items: parsed and checked with the shipped content, its words."""
+    try:
+        catalogue, problem = catalogue_with(items), None
+    except ContentError as error:  # a release whose shipped content the library no longer fits
+        catalogue, problem = load_catalogue(), error
+    return Library(key, items, catalogue, words_of(items), problem)
+
+
+async def library_content(session_factory: SessionFactory) -> Content:
+    """Every item's current data (read only)."""
+    return (await library(session_factory)).items
 
 
 async def game_catalogue(session_factory: SessionFactory) -> Catalogue:
     """What a new game can be made of now: the shipped content and the library."""
-    return catalogue_with(await library_content(session_factory))
+    found = await library(session_factory)
+    if found.problem is not None:
+        raise found.problem
+    return found.catalogue
 
 
 def _described(kind: str, item_id: str, data: Mapping[str, Any], version: int) -> ItemInfo:

@@ -13,7 +13,7 @@ from app.db.session import autocommit
 from app.rules.core.messages import message
 from app.rules.core.report import build_report
 
-from .commands import SessionFactory, Viewer, game_key, load_state
+from .commands import SessionFactory, State, Viewer, game_key, load_state
 from .errors import ServiceError
 
 
@@ -23,13 +23,18 @@ def report_ready(state: dict[str, Any]) -> bool:
     return bool(state["phase"] == "downtime" and state["combat"] >= 1)
 
 
-async def game_report(
-    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
-) -> dict[str, Any]:
+def check_reader(ready: bool, viewer: Viewer) -> None:
+    if viewer != "gm" and not ready:
+        raise ServiceError("REPORT_NOT_READY", message("report_not_ready"), 403)
+
+
+async def report_sources(
+    session_factory: SessionFactory, game_id: uuid.UUID | str
+) -> tuple[int, State, list[dict[str, Any]]]:
+    """What the report is built from (`build_report`): the game's version, its state and every
+    event up to that version."""
     key = game_key(game_id)
     version, state = await load_state(session_factory, key)
-    if viewer != "gm" and not report_ready(state):
-        raise ServiceError("REPORT_NOT_READY", message("report_not_ready"), 403)
     async with autocommit(session_factory) as session:
         rows = await session.scalars(
             select(Event.data)
@@ -37,4 +42,12 @@ async def game_report(
             .order_by(Event.version, Event.seq)
         )
         events = list(rows)
+    return version, state, events
+
+
+async def game_report(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
+) -> dict[str, Any]:
+    _, state, events = await report_sources(session_factory, game_id)
+    check_reader(report_ready(state), viewer)
     return build_report(state, events)

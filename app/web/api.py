@@ -18,9 +18,10 @@ from sqlalchemy import text
 
 from app import service
 from app.rules import COMMANDS
-from app.rules.content import MODULES
+from app.rules.content import MODULES, Catalogue
 from app.rules.core.messages import message
-from app.service.library import game_catalogue
+from app.service.kept import Kept
+from app.service.library import library
 from app.web.errors import NestingRoute
 from app.web.fields import NAME_LENGTH, name_problem, plain_text
 from app.web.join import seat_address
@@ -196,12 +197,27 @@ class VersionOut(BaseModel):
     version: int
 
 
-@router.get("/scenarios")
-async def list_scenarios(session_factory: SessionFactoryDep) -> dict[str, Any]:
+@router.get(
+    "/scenarios",
+    response_class=JSONResponse,
+    responses={200: {"content": {"application/json": {}}}},
+)
+async def list_scenarios(session_factory: SessionFactoryDep) -> Response:
     """The scenarios a game can start from (built-in and the content library's), with each
     ship's stations (what a seat can man), the characters players may take, and the optional
     rules modules."""
-    catalogue = await game_catalogue(session_factory)
+    found = await library(session_factory)
+    if found.problem is not None:
+        raise found.problem
+    # The same answer until the library changes: made once per library, in the reads' thread.
+    body = await _listings.get(found.key, lambda: off_loop(scenario_listing, found.catalogue))
+    return Response(body, media_type="application/json")
+
+
+_listings: Kept[tuple[Any, ...], bytes] = Kept(1)
+
+
+def scenario_listing(catalogue: Catalogue) -> bytes:
     scenarios = []
     for scenario in catalogue.scenarios.values():
         ships = [
@@ -229,7 +245,8 @@ async def list_scenarios(session_factory: SessionFactoryDep) -> dict[str, Any]:
     characters = [
         {"id": c.id, "name": c.name, "blurb": c.blurb} for c in catalogue.characters.values()
     ]
-    return {"scenarios": scenarios, "characters": characters, "modules": list(MODULES)}
+    listing = {"scenarios": scenarios, "characters": characters, "modules": list(MODULES)}
+    return bytes(JSONResponse(listing).body)
 
 
 @router.post("/games", status_code=201)

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
+from app.i18n_content import speaking_content, words_of
 from app.rules import display_view
 from app.rules.content import (
     CARD_KINDS,
@@ -41,6 +42,7 @@ from app.service.library import (
     is_builtin,
     item_data,
     items,
+    library,
     library_content,
     preview_state,
     restore,
@@ -249,17 +251,19 @@ async def _item_page(
     saved: int | None = None,
 ) -> HTMLResponse:
     token = csrf_token(request)
-    html = render_template(
-        "editor_item.html",
-        csrf=token,
-        kind=kind,
-        data=loose(data),
-        empty=loose({}),
-        version=version,
-        problems=problems or [],
-        saved=saved,
-        choices=await _choices(session_factory, data),
-    )
+    choices = await _choices(session_factory, data)
+    with speaking_content((await library(session_factory)).words):  # the pickers' names
+        html = render_template(
+            "editor_item.html",
+            csrf=token,
+            kind=kind,
+            data=loose(data),
+            empty=loose({}),
+            version=version,
+            problems=problems or [],
+            saved=saved,
+            choices=choices,
+        )
     return page(html, token, 400 if problems else 200)
 
 
@@ -338,15 +342,17 @@ async def preview(
     kind = _kind(kind)
     form = await request.form()
     data = data_from_form((key, str(value)) for key, value in form.multi_items())
-    library = await library_content(session_factory)
+    found = await library(session_factory)
     try:
-        state = preview_state(kind, data, library)
+        state = preview_state(kind, data, found.items)
         item = check_item(kind, data, kind)
     except ContentProblems as refused:
         html = render_template("editor_preview.html", problems=refused.problems, kind=kind)
         return HTMLResponse(html)
     view = display_view(state) if state is not None else None
-    html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
+    # The screens as they will show the item: the library's words, and the item's own.
+    with speaking_content(words_of(found.items, {kind: {item.id: data}})):
+        html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
     return HTMLResponse(html)
 
 

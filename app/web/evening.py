@@ -9,9 +9,10 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n_content import speaking_content
 from app.service import ServiceError, load_state
-from app.service.commands import game_key
-from app.service.evening import move_table_on, own_catalogue
+from app.service.evening import move_table_on
+from app.service.library import library
 
 from .deps import CsrfChecked, GameId, GmCaller, SessionFactoryDep
 from .render import render_template
@@ -22,16 +23,17 @@ router = APIRouter(tags=["gm"])
 
 async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLResponse:
     _, state = await load_state(session_factory, game_id)
-    async with session_factory() as session:
-        catalogue = await own_catalogue(session, game_key(game_id))
-    scenarios = sorted(catalogue.scenarios.values(), key=lambda s: s.name)
-    html = render_template(
-        "_gm_evening.html",
-        scenarios=scenarios,
-        current=state["scenario"],
-        phase=state["phase"],
-        command_id=secrets.token_hex(12),
-    )
+    # The next battle comes from the library as it is now: the panel lists it in its words.
+    found = await library(session_factory)
+    scenarios = sorted(found.catalogue.scenarios.values(), key=lambda s: s.name)
+    with speaking_content(found.words):
+        html = render_template(
+            "_gm_evening.html",
+            scenarios=scenarios,
+            current=state["scenario"],
+            phase=state["phase"],
+            command_id=secrets.token_hex(12),
+        )
     return HTMLResponse(html)
 
 

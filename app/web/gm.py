@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.content import builtin_files
+from app.i18n_content import speaking_content
 from app.rules import COMMANDS
 from app.rules.content import MODULES
 from app.rules.core.messages import message
@@ -32,7 +32,7 @@ from app.service import (
 )
 from app.service.commands import SessionFactory, game_key
 from app.service.games import SEED_MAX, games_held
-from app.service.library import game_catalogue
+from app.service.library import game_catalogue, library
 from app.service.seats import free_address, seen_recently
 
 from .deps import (
@@ -48,7 +48,7 @@ from .deps import (
 )
 from .fields import decimal_number, is_whole_number, whole_number
 from .join import join_qr, public_url
-from .reading import read_view
+from .reading import off_loop, read_view, speaking_game
 from .render import render_template
 from .screen import (
     answer_command,
@@ -84,20 +84,24 @@ async def lobby_page(
     """The lobby, with the reason the last game could not be made if it could not."""
     token = csrf_token(request)
     # Built-in and custom scenarios together (the content library), custom ones marked.
-    scenarios = sorted(
-        (await game_catalogue(session_factory)).scenarios.values(), key=lambda s: s.name
-    )
-    html = render_template(
-        "gm_lobby.html",
-        scenarios=scenarios,
-        custom={s.id for s in scenarios} - set(builtin_files()["scenario"]),
-        modules=MODULES,
-        csrf=token,
-        error=error.message if error else None,
-        error_code=error.code if error else None,
-        games_held=await games_held(session_factory),
-        expiry=request.app.state.settings,
-    )
+    found = await library(session_factory)
+    if found.problem is not None:
+        raise found.problem
+    scenarios = sorted(found.catalogue.scenarios.values(), key=lambda s: s.name)
+    held = await games_held(session_factory)
+    with speaking_content(found.words):
+        html = await off_loop(
+            render_template,
+            "gm_lobby.html",
+            scenarios=scenarios,
+            custom=set(found.items.get("scenario", {})),
+            modules=MODULES,
+            csrf=token,
+            error=error.message if error else None,
+            error_code=error.code if error else None,
+            games_held=held,
+            expiry=request.app.state.settings,
+        )
     return page(html, token, error.status if error else 200)
 
 
@@ -246,14 +250,15 @@ async def _seats_panel(
     connected = await _connected(session_factory, request, game_id)
     characters = {ch["id"]: ch["name"] for ch in view["characters"]}
     held_from = collections.Counter(s.taken_from for s in seats.values() if s.taken_from)
-    return render_template(
-        "_gm_seats.html",
-        view=view,
-        seats=seats,
-        connected=connected,
-        characters=characters,
-        held_from=held_from,
-    )
+    async with speaking_game(session_factory, game_id):
+        return render_template(
+            "_gm_seats.html",
+            view=view,
+            seats=seats,
+            connected=connected,
+            characters=characters,
+            held_from=held_from,
+        )
 
 
 @router.get("/gm/{game_id}/seats", response_class=HTMLResponse)

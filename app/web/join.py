@@ -43,6 +43,7 @@ from .deps import (
 from .errors import refusal
 from .fields import checked_name
 from .limits import JoinLookups, client_address
+from .reading import speaking_game
 from .render import render_template
 from .screen import page
 from .templating import qr_svg
@@ -180,9 +181,10 @@ async def join_page(
     if held is not None:
         return _seated(game.id, held)
     _, state = await load_state(session_factory, game.id)
-    html = render_template(
-        "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
-    )
+    async with speaking_game(session_factory, game.id):
+        html = render_template(
+            "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
+        )
     return _with_phone_key(request, page(html, token))
 
 
@@ -277,14 +279,15 @@ async def _again(
     """The form again with what was typed and why it failed (a station taken meanwhile, say)."""
     token = csrf_token(request)
     _, state = await load_state(session_factory, game.id)
-    html = render_template(
-        "join.html",
-        game=game,
-        code=game.join_code,
-        csrf=token,
-        error=error.message,
-        error_code=error.code,
-        chosen={"seat": seat, "name": name, "character": character},
-        **_choices(state),
-    )
+    async with speaking_game(session_factory, game.id):
+        html = render_template(
+            "join.html",
+            game=game,
+            code=game.join_code,
+            csrf=token,
+            error=error.message,
+            error_code=error.code,
+            chosen={"seat": seat, "name": name, "character": character},
+            **_choices(state),
+        )
     return _with_phone_key(request, page(html, token, error.status))

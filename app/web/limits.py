@@ -1,7 +1,7 @@
 """How much one caller may ask of the server: commands per second per seat or GM token (or per
-address for everyone else), unknown join codes per address, open websockets per address, and the
-size and pace of websocket frames. The figures are the settings' (app.settings); the counts are
-in memory, per process: a restart forgives everyone.
+address for everyone else), reads per address, unknown join codes per address, open websockets
+per address, and the size and pace of websocket frames. The figures are the settings'
+(app.settings); the counts are in memory, per process: a restart forgives everyone.
 """
 
 from __future__ import annotations
@@ -72,33 +72,44 @@ async def caller_key(scope: Scope) -> tuple[str, bool]:
     return client_address(scope), False
 
 
-class RateLimit:
-    """429 RATE_LIMITED for a seat, GM token or address that sends commands too fast.
+# Reads that cost nothing worth pacing: the static files a page loads, and the health probe.
+UNPACED_READS = ("/static/", "/healthz")
 
-    Only unsafe methods count: reading a view is cheap and phones re-read after every push.
+
+class RateLimit:
+    """429 RATE_LIMITED for a seat, GM token or address that sends commands too fast, and for an
+    address that reads too fast.
+
+    Commands (unsafe methods) count per verified token, else per address. Reads (a page, a
+    view, a report) count per address alone: looking a token up would cost a read what the
+    limit saves, and every screen reads rarely (on opening, on waking).
     """
 
     def __init__(self, app: ASGIApp, settings: Callable[[], Settings]) -> None:
         self.app = app
         self.settings = settings
-        self._buckets: tuple[TokenBuckets, TokenBuckets] | None = None
+        self._buckets: tuple[TokenBuckets, TokenBuckets, TokenBuckets] | None = None
 
-    def buckets(self) -> tuple[TokenBuckets, TokenBuckets]:
+    def buckets(self) -> tuple[TokenBuckets, TokenBuckets, TokenBuckets]:
         if self._buckets is None:  # built on first use: settings are read when the app starts
             chosen = self.settings()
             self._buckets = (
                 TokenBuckets(chosen.command_rate, chosen.command_burst),
                 TokenBuckets(chosen.anonymous_rate, chosen.anonymous_burst),
+                TokenBuckets(chosen.read_rate, chosen.read_burst),
             )
         return self._buckets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in UNSAFE_METHODS:
+        if scope["type"] != "http" or scope["path"].startswith(UNPACED_READS):
             await self.app(scope, receive, send)
             return
-        key, verified = await caller_key(scope)
-        commands, anonymous = self.buckets()
-        bucket = commands if verified else anonymous
+        commands, anonymous, reads = self.buckets()
+        if scope["method"] in UNSAFE_METHODS:
+            key, verified = await caller_key(scope)
+            bucket = commands if verified else anonymous
+        else:
+            key, bucket = client_address(scope), reads
         wait = bucket.take(key)
         if wait:
             response = refusal(

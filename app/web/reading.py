@@ -14,15 +14,18 @@ the reads queue (holding nothing but their request) instead of crowding the loop
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from app.i18n_content import speaking_content
 from app.service import Viewer, load_state, view_for
 from app.service.commands import SessionFactory
+from app.service.games import game_words
 
 T = TypeVar("T")
 _READS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reads")
@@ -43,3 +46,13 @@ async def read_view(
     """(version, view) of the game as `viewer` sees it."""
     version, state = await load_state(session_factory, game_id)
     return version, await off_loop(view_for, state, viewer)
+
+
+@contextlib.asynccontextmanager
+async def speaking_game(
+    session_factory: SessionFactory, game_id: uuid.UUID | str
+) -> AsyncIterator[None]:
+    """Renders inside (and the reads' thread, called from inside) say the game's content in the
+    words of its own copy, never the library's as it is now."""
+    with speaking_content(await game_words(session_factory, game_id)):
+        yield

@@ -5,21 +5,30 @@ combat has ended. It covers every battle of the evening (E-EVENING-1)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
+import gzip
 import io
+import uuid
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from app.i18n import requested
 from app.rules.core.messages import message
-from app.service import ServiceError
-from app.service.report import game_report
+from app.rules.core.report import build_report
+from app.service import ServiceError, Viewer, game_info
+from app.service.kept import Kept
+from app.service.report import check_reader, report_ready, report_sources
 
-from .deps import ApiCaller, GameId, ScreensCaller, SessionFactoryDep, csrf_token
+from .deps import ApiCaller, GameId, ScreensCaller, SessionFactoryDep
+from .reading import off_loop, speaking_game
 from .render import render_template
-from .screen import error_page, page
+from .screen import error_page
 
 router = APIRouter(tags=["report"])
+GZIP_LEVEL = 6  # as app.main's GZipMiddleware compresses every other answer
 
 # The chart's drawing box: a turn per step across, a track's boxes up; the page scales it.
 CHART_WIDTH = 320
@@ -31,17 +40,84 @@ CSV_COLUMNS = (
     "damage_taken", "repaired", "attacks", "hits", "torpedoes_launched", "torpedoes_shot_down",
     "destroyed", "hull_left", "shields_left",
 )  # fmt: skip
+# A cell a spreadsheet would read as a formula (OWASP's CSV injection): names are the GM's and
+# the players' own text, so one such as `=HYPERLINK(...)` is given a leading quote and stays text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-@router.get("/api/games/{game_id}/report", tags=["api"])
+# A long evening's report is megabytes of HTML and seconds of work: each is built once per game
+# version (off the event loop, in the reads' thread), kept for the last few games read, and each
+# of its answers (JSON, CSV, the page per language) made and gzipped once.
+REPORTS_KEPT = 4
+ANSWERS_KEPT = 8  # per report: JSON, CSV, the page in each language, on a phone or the projector
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptReport:
+    ready: bool  # players and the projector may read it (app/service/report.py)
+    report: dict[str, Any]
+    answers: Kept[tuple[str, ...], tuple[bytes, bytes]]  # each answer, plain and gzipped
+
+
+_reports: Kept[tuple[uuid.UUID, int], KeptReport] = Kept(REPORTS_KEPT)
+
+
+async def kept_report(
+    session_factory: SessionFactoryDep, game_id: uuid.UUID, viewer: Viewer
+) -> KeptReport:
+    """The game's report as it stands, if `viewer` may read it (REPORT_NOT_READY): built once
+    for each version of the game, whoever asks, in any number at once."""
+    version = (await game_info(session_factory, game_id)).version
+
+    async def build() -> KeptReport:
+        _, state, events = await report_sources(session_factory, game_id)
+        report = await off_loop(build_report, state, events)
+        return KeptReport(report_ready(state), report, Kept(ANSWERS_KEPT))
+
+    kept = await _reports.get((game_id, version), build)
+    check_reader(kept.ready, viewer)
+    return kept
+
+
+async def answer(
+    request: Request,
+    kept: KeptReport,
+    variant: tuple[str, ...],
+    make: Callable[[], bytes],
+    media_type: str,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """One of the report's answers, made once (in the reads' thread) and kept with the report;
+    gzipped once too, for the clients that take it."""
+
+    async def build() -> tuple[bytes, bytes]:
+        plain = await off_loop(make)
+        return plain, await off_loop(gzip.compress, plain, GZIP_LEVEL)
+
+    plain, zipped = await kept.answers.get(variant, build)
+    sent = {**(headers or {}), "Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        return Response(zipped, media_type=media_type, headers={**sent, "Content-Encoding": "gzip"})
+    return Response(plain, media_type=media_type, headers=sent)
+
+
+@router.get(
+    "/api/games/{game_id}/report",
+    tags=["api"],
+    response_class=JSONResponse,
+    responses={200: {"content": {"application/json": {}}}},
+)
 async def report_json(
-    game_id: GameId, caller: ApiCaller, session_factory: SessionFactoryDep
-) -> dict[str, Any]:
+    request: Request, game_id: GameId, caller: ApiCaller, session_factory: SessionFactoryDep
+) -> Response:
     """Every battle of the evening and every combat in it: who won and how, the players, turns
     played; per ship damage dealt, taken and repaired, attacks made and hit, torpedoes launched
     and shot down, Hull and Shields by turn; per station its orders and best one; crew injuries;
     the biggest hit; the log."""
-    return await game_report(session_factory, game_id, caller.viewer)
+    kept = await kept_report(session_factory, game_id, caller.viewer)
+    return await answer(
+        request, kept, ("json",), lambda: bytes(JSONResponse(kept.report).body), "application/json"
+    )
 
 
 @router.get("/report/{game_id}.csv", response_class=Response)
@@ -49,13 +125,16 @@ async def report_csv(
     request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
 ) -> Response:
     try:
-        report = await game_report(session_factory, game_id, caller.viewer)
+        kept = await kept_report(session_factory, game_id, caller.viewer)
     except ServiceError as error:
         return error_page(request, error)
-    return Response(
-        report_rows(report),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": 'attachment; filename="report.csv"'},
+    return await answer(
+        request,
+        kept,
+        ("csv",),
+        lambda: report_rows(kept.report).encode(),
+        "text/csv; charset=utf-8",
+        {"Content-Disposition": 'attachment; filename="report.csv"'},
     )
 
 
@@ -80,8 +159,15 @@ def report_rows(report: dict[str, Any]) -> str:
                 "hull_left": last.get(ship["id"], {}).get("hull", ""),
                 "shields_left": last.get(ship["id"], {}).get("shields", ""),
             }
-            writer.writerow([row[column] for column in CSV_COLUMNS])
+            writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
     return out.getvalue()
+
+
+def plain_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet would take for a formula, quoted so it reads as text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def chart_lines(entry: dict[str, Any], turns: int) -> dict[str, Any]:
@@ -118,19 +204,28 @@ async def report_page(
     screen: str | None = None,
 ) -> Response:
     try:
-        report = await game_report(session_factory, game_id, caller.viewer)
+        kept = await kept_report(session_factory, game_id, caller.viewer)
     except ServiceError as error:
         return error_page(request, error)
-    token = csrf_token(request)
-    html = render_template(
-        "report.html",
-        report=report,
-        game_id=str(game_id),
-        csrf=token,
-        projector=screen == "display",
-        chart_lines=chart_lines,
-    )
-    return page(html, token)
+    projector = screen == "display"
+    locale = requested.get()
+
+    def page_html() -> bytes:
+        # The same bytes for every reader: the page sends nothing back, so it needs no CSRF
+        # token of the reader's own.
+        html = render_template(
+            "report.html",
+            report=kept.report,
+            game_id=str(game_id),
+            csrf="",
+            projector=projector,
+            chart_lines=chart_lines,
+        )
+        return html.encode()
+
+    async with speaking_game(session_factory, game_id):
+        variant = ("page", locale, "projector" if projector else "")
+        return await answer(request, kept, variant, page_html, "text/html; charset=utf-8")
 
 
 # Every screen links to "report" relative to its own <base href> (/play/<id>/, /gm/<id>/,

@@ -23,7 +23,7 @@ from app.service.commands import SessionFactory
 from .deps import CSRF_COOKIE, csrf_token, set_cookie
 from .fields import plain_form_text
 from .live import Audience
-from .reading import off_loop, read_view
+from .reading import off_loop, read_view, speaking_game
 from .render import render_page, render_push, render_template, render_toast
 
 
@@ -65,16 +65,17 @@ async def screen_page(
     except ServiceError as error:
         return error_page(request, error)
     token = csrf_token(request)
-    html = await off_loop(
-        render_page,
-        audience,
-        view,
-        game_id=str(game_id),
-        csrf=token,
-        version=version,
-        heartbeat_s=request.app.state.heartbeat_s,
-        **extra,
-    )
+    async with speaking_game(session_factory, game_id):
+        html = await off_loop(
+            render_page,
+            audience,
+            view,
+            game_id=str(game_id),
+            csrf=token,
+            version=version,
+            heartbeat_s=request.app.state.heartbeat_s,
+            **extra,
+        )
     return page(html, token)
 
 
@@ -83,7 +84,8 @@ async def panels(
 ) -> HTMLResponse:
     """Every panel of a screen, out of band: what a screen fetches when it wakes up."""
     version, view = await read_view(session_factory, game_id, viewer)
-    html = await off_loop(render_push, audience, view, version)
+    async with speaking_game(session_factory, game_id):
+        html = await off_loop(render_push, audience, view, version)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 

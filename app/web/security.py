@@ -73,6 +73,10 @@ SECURITY_HEADERS = (
     # The GM link carries its token in the address until the redirect; never pass it on.
     (b"referrer-policy", b"same-origin"),
 )
+# Every answer but the static files is made for one caller at one moment (a seat's hand, the GM's
+# panels, a join code): no browser or proxy may keep it for the next person on that device.
+NO_STORE = (b"cache-control", b"no-store")
+STATIC = "/static/"
 
 
 class BrowserGuard:
@@ -100,23 +104,29 @@ class BrowserGuard:
                 await _refuse_cross_site(scope, receive, send)
                 return
         https = scope.get("scheme") == "https"
+        extra = SECURITY_HEADERS if scope["path"].startswith(STATIC) else PRIVATE_HEADERS
 
         async def hardened(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = _hardened_headers(message.get("headers", []), https)
+                message["headers"] = _hardened_headers(message.get("headers", []), https, extra)
             await send(message)
 
         await self.app(scope, receive, hardened)
 
 
-def _hardened_headers(raw: list[tuple[bytes, bytes]], https: bool) -> list[tuple[bytes, bytes]]:
+PRIVATE_HEADERS = (*SECURITY_HEADERS, NO_STORE)
+
+
+def _hardened_headers(
+    raw: list[tuple[bytes, bytes]], https: bool, extra: tuple[tuple[bytes, bytes], ...]
+) -> list[tuple[bytes, bytes]]:
     present = {name.lower() for name, _ in raw}
     out = []
     for name, value in raw:
         if https and name.lower() == b"set-cookie" and b"secure" not in value.lower():
             value += b"; Secure"  # over HTTPS a cookie must never travel in clear text again
         out.append((name, value))
-    out.extend((name, value) for name, value in SECURITY_HEADERS if name not in present)
+    out.extend((name, value) for name, value in extra if name not in present)
     return out
 
 

@@ -549,6 +549,9 @@ SENTENCES: dict[str, Sentence] = {
     "form_field_clash": N_(
         "The form gives {field} both as a value and as a group of fields: reload it and try again."
     ),
+    "game_gone": N_(
+        "This game was deleted: nobody had changed it for a long time. Ask the GM for a new one."
+    ),
     "gm_link_needed": N_(
         "Only a GM of this game can open this. On the GM's dashboard, 'GM link for another "
         "device' shows this game's GM link and its QR code: scan it or open the link here."

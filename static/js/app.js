@@ -562,6 +562,17 @@
     // Too many sockets from this address (app/web/limits.py): reloading would only knock again,
     // so the banner stays until the player comes back to the page (visibilitychange resyncs).
     if (code === 4429) return;
+    // The game was deleted (app/web/live/hub.py, CLOSE_GONE): there is nothing to go back to, so
+    // the banner says why, in the words the server sent, and stays.
+    if (code === 4410) {
+      var gone = document.getElementById("offline");
+      clearTimeout(bannerTimer);
+      if (gone) {
+        gone.textContent = String(e.detail.event.reason || "").replace(/^[A-Z_]+: /, "");
+        gone.hidden = false;
+      }
+      return;
+    }
     if (code === 1008 || (code >= 4000 && code < 5000)) {
       // The server refused this screen (seat freed, game gone): the page route knows where to go.
       setTimeout(function () { location.reload(); }, 1500);

@@ -199,3 +199,40 @@ async def test_a_custom_game_moves_by_export_with_its_own_content(session_factor
     with pytest.raises(BackupError) as refused:
         check_export(data)
     assert refused.value.code == "BAD_BACKUP"
+
+
+async def _content_of(session_factory: Factory, game_id: object) -> Any:
+    """What the game copied from the library (games.content)."""
+    async with session_factory() as session:
+        return await session.scalar(
+            text("SELECT content FROM games WHERE id = :id"), {"id": game_id}
+        )
+
+
+async def test_a_game_copies_only_what_its_scenario_uses(session_factory: Factory) -> None:
+    """However large the library, a game takes its scenario, the ship classes it places, their
+    decks and the characters players may pick; not every deck and class the organisers wrote."""
+    for n in range(6):  # decks and classes no scenario here uses
+        deck = copy_of("deck", builtin("deck", "comms"), set())
+        deck.update(id=f"spare-{n}", prefix=f"sp{n}", name=f"Spare Deck {n}")
+        await save_item(session_factory, "deck", deck, "Ada", expected_version=0)
+        spare = ship_copy(f"spare-ship-{n}")
+        await save_item(session_factory, "ship", spare, "Ada", expected_version=0)
+    character = {**copy_of("character", builtin("character", "juno-pike"), set()), "id": "nell-ash"}
+    await save_item(session_factory, "character", character, "Ada", expected_version=0)
+    await save_item(session_factory, "ship", ship_copy(), "Ada", expected_version=0)
+    await save_item(session_factory, "scenario", zone_scenario(), "Ada", expected_version=0)
+
+    custom, _, _ = await create_game(session_factory, "ring-fight", seed=3)
+    assert await _content_of(session_factory, custom) == {
+        "scenario": {"ring-fight": zone_scenario()},
+        "ship": {"gunboat": ship_copy()},  # the raider and every deck it uses are built in
+        "character": {"nell-ash": character},
+    }
+    built_in, _, _ = await create_game(session_factory, "skirmish", seed=3)
+    assert await _content_of(session_factory, built_in) == {"character": {"nell-ash": character}}
+    for game_id in (custom, built_in):
+        _, state = await load_state(session_factory, game_id)
+        assert "nell-ash" in state["characters"]  # players may still pick her
+        assert not {f"spare-ship-{n}" for n in range(6)} & set(state["sheets"]["classes"])
+        assert await replay_state(session_factory, game_id) == state

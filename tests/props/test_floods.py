@@ -103,6 +103,7 @@ def shipped(tmp_path: Path) -> Iterator[Mosquitto]:
     yield from running(Mosquitto(tmp_path / "shipped", shipped=True))
 
 
+@pytest.mark.processes  # a Mosquitto of its own
 async def test_the_shipped_broker_cuts_off_a_client_that_sends_a_packet_too_big(
     shipped: Mosquitto,
 ) -> None:

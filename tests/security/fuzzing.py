@@ -31,6 +31,8 @@ UNLIMITED = {
     "command_burst": 10**6,
     "anonymous_rate": 1e6,
     "anonymous_burst": 10**6,
+    "read_rate": 1e6,
+    "read_burst": 10**6,
 }
 BASE = "http://testserver"
 CSRF = "fuzz-csrf-token-0123456789"  # a valid double-submit pair when a case sends both halves

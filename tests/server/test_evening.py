@@ -4,12 +4,14 @@ of the stored commands gives the same state."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.backup import BackupError, check_export, export_game, import_game
 from app.db.models import Seat
 from app.rules import Actor
 from app.service import (
@@ -23,7 +25,9 @@ from app.service import (
     run_command,
 )
 from app.service.evening import move_table_on
+from app.service.library import save_item
 from app.service.seats import seat_by_token
+from tests.editor.content import ship_copy, zone_scenario
 
 Sessions = async_sessionmaker[AsyncSession]
 GM = Actor.gm()
@@ -113,3 +117,38 @@ async def test_e_evening_1_a_seat_with_no_station_left_ends(session_factory: Ses
     assert await live_rows(session_factory, game_id) == crew
     assert await seat_by_token(session_factory, game_id, kim_token) is None
     assert str(kim) not in crew
+
+
+async def test_e_evening_1_the_next_battle_comes_from_the_library_as_it_is_at_the_move(
+    session_factory: Sessions,
+) -> None:
+    """A scenario the organisers wrote after the evening began, in its newest version at each
+    move; the game keeps each move's copy, so a replay and an export build every battle as it
+    was played, whatever the library holds later."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=5)
+    await save_item(session_factory, "ship", ship_copy(), "Ada", expected_version=0)
+    await save_item(session_factory, "scenario", zone_scenario(), "Ada", expected_version=0)
+
+    await move_table_on(session_factory, game_id, "ring-fight", "gm:first")
+    _, state = await load_state(session_factory, game_id)
+    assert state["ships"]["hawk"]["defence"] == 4
+    sturdier = {**ship_copy(), "defence": 9}
+    await save_item(session_factory, "ship", sturdier, "Bo", expected_version=1)
+    await move_table_on(session_factory, game_id, "ring-fight", "gm:second")
+    _, state = await load_state(session_factory, game_id)
+    assert state["ships"]["hawk"]["defence"] == 9
+    assert canonical(await replay_state(session_factory, game_id)) == state
+
+    exported = json.loads(json.dumps(await export_game(session_factory, str(game_id))))
+    async with session_factory() as session, session.begin():
+        await session.execute(text("DELETE FROM games"))
+        await session.execute(text("DELETE FROM content_versions"))
+        await session.execute(text("DELETE FROM content_items"))
+    await import_game(session_factory, exported, keep_tokens=True)
+    assert canonical(await replay_state(session_factory, game_id)) == state
+    # A file whose move holds content that does not load is refused whole, as the game's is.
+    move = next(c for c in exported["applied_commands"] if c["command_id"] == "gm:second")
+    move["result"]["content"]["ship"]["gunboat"]["defence"] = "high"
+    with pytest.raises(BackupError) as refused:
+        check_export(exported)
+    assert refused.value.code == "BAD_BACKUP" and "move to another battle" in str(refused.value)

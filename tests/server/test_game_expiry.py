@@ -18,6 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from app.backup import import_game
 from app.db.models import AppliedCommand, Event, Game, Seat
@@ -26,7 +28,9 @@ from app.service import create_game, create_seat, is_gm_token, run_command
 from app.service.commands import locked
 from app.settings import Settings
 from app.sweeper import DeadlineSweeper, Expiry, expire_games
+from app.web.live.hub import CLOSE_GONE
 from tests.conftest import until
+from tests.server.conftest import LiveServer
 
 Sessions = async_sessionmaker[AsyncSession]
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -159,6 +163,31 @@ async def test_the_sweeper_expires_games_as_it_runs(session_factory: Sessions) -
         await until(gone, what="the sweeper to expire the game")
     finally:
         await sweeper.stop()
+
+
+async def test_the_screens_of_an_expired_game_are_closed_with_a_sentence_in_their_language(
+    session_factory: Sessions, live: LiveServer
+) -> None:
+    """A game only the GM and the projector watch has no phone to keep it: once expired, their
+    sockets close with the reason, each in its screen's language, rather than stay open on a
+    game that is no more."""
+    game_id, gm_token = await _game(session_factory, "new", timedelta(days=2))
+    gm = f"{live.ws}/ws/gm/{game_id}?token={gm_token}"
+    async with (
+        connect(gm, additional_headers={"Cookie": "bc_lang=de"}) as german_gm,
+        connect(f"{live.ws}/ws/display/{game_id}") as projector,
+    ):
+        for socket in (german_gm, projector):
+            await asyncio.wait_for(socket.recv(), 10)  # the welcome: the screen is live
+        await _changed(session_factory, game_id, NOW - timedelta(days=2))
+        assert await expire_games(session_factory, EXPIRY, now=NOW) == [game_id]
+        for socket in (german_gm, projector):
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(socket.recv(), 10)
+        assert german_gm.close_code == projector.close_code == CLOSE_GONE
+        assert str(german_gm.close_reason).startswith("GAME_GONE: Dieses Spiel wurde gelöscht")
+        assert str(projector.close_reason).startswith("GAME_GONE: This game was deleted")
 
 
 def test_the_settings_say_when_games_expire(tmp_path: Path) -> None:

@@ -304,18 +304,25 @@ def _listener() -> tuple[listener.Listener, list[tuple[uuid.UUID, int]]]:
     """A listener whose wanted versions are recorded, not pushed."""
     wanted: list[tuple[uuid.UUID, int]] = []
     heard = listener.Listener(
-        "", lambda game, v: wanted.append((game, v)), lambda: None, lambda game: None
+        "",
+        lambda game, v: wanted.append((game, v)),
+        lambda: None,
+        lambda game: None,
+        lambda game: None,
     )
     return heard, wanted
 
 
-def test_a_notice_that_seats_ended_is_passed_on_whichever_process_sent_it() -> None:
+def test_a_notice_that_seats_ended_or_a_game_is_gone_is_passed_on_whoever_sent_it() -> None:
     ended: list[uuid.UUID] = []
-    heard = listener.Listener("", lambda game, v: None, lambda: None, ended.append)
-    game = uuid.uuid4()
+    gone: list[uuid.UUID] = []
+    heard = listener.Listener("", lambda game, v: None, lambda: None, ended.append, gone.append)
+    game, deleted = uuid.uuid4(), uuid.uuid4()
     heard.on_notify(None, 0, NOTIFY_CHANNEL, f"seats:{game}")
     heard.on_notify(None, 0, NOTIFY_CHANNEL, "seats:not-a-game")  # ignored
-    assert ended == [game]
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, f"gone:{deleted}")
+    heard.on_notify(None, 0, NOTIFY_CHANNEL, "gone:not-a-game")  # ignored
+    assert (ended, gone) == ([game], [deleted])
 
 
 async def test_another_process_s_notice_is_passed_on_and_odd_ones_are_not() -> None:
@@ -372,7 +379,11 @@ async def test_a_socket_welcomed_at_a_newer_version_brings_the_others_up(
     async def load_state(_factory: Any, _game: Any, **_: Any) -> tuple[int, Any]:
         return versions.pop(0) if len(versions) > 1 else versions[0]
 
+    async def game_words(_factory: Any, _game: Any) -> dict[str, Any]:
+        return {}  # a game of built-in content only
+
     monkeypatch.setattr(live_hub, "load_state", load_state)
+    monkeypatch.setattr(live_hub, "game_words", game_words)
     hub, game = Hub(None, ""), uuid.uuid4()  # type: ignore[arg-type]
     first, late = Phone(stays=True), Phone(stays=False)
     there = asyncio.create_task(hub.serve(first, game, "display", "display"))  # type: ignore[arg-type]

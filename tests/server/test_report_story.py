@@ -149,3 +149,23 @@ def test_g_end_2_the_chart_spans_the_combat_s_turns_and_the_track_s_boxes() -> N
         (f"{CHART_WIDTH - CHART_PAD:.1f}", f"{CHART_HEIGHT - CHART_PAD:.1f}"),  # none: bottom right
     ]
     assert lines["shields"] == []  # a ship without shields draws no Shields line
+
+
+def test_g_end_2_a_name_a_spreadsheet_would_run_comes_out_of_the_csv_as_text(
+    client: TestClient, table: Table
+) -> None:
+    """OWASP's CSV injection: a cell that begins with = + - or @ is a formula to a spreadsheet,
+    so the GM's ship names come out with a leading quote, read as the text they are."""
+    names = ['=HYPERLINK("http://evil.example","Open")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)"]
+    for n, name in enumerate(names):
+        table.gm_command(
+            type="AddShip", ship_class="raider", name=name, side="raiders", x=3 + n, y=8
+        )
+    table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="CloseOrders")
+    table.gm_command(type="EndCombat")
+    sheet = client.get(f"/report/{table.game_id}.csv")
+    rows = list(csv.DictReader(io.StringIO(sheet.text)))
+    cells = [row["name"] for row in rows]
+    assert {"'" + name for name in names} <= set(cells)
+    assert "Kestrel" in cells  # a plain name as it is

@@ -25,10 +25,14 @@ from typing import Any, Literal
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from app import i18n
 from app.i18n import locale_of_scope
+from app.i18n_content import Words, speaking_content
 from app.rules import shared_view
+from app.rules.core.messages import message
 from app.service import events_after, game_info, load_state, view_for
 from app.service.commands import SessionFactory, State, Viewer, on_commit
+from app.service.games import game_words
 from app.settings import Settings
 from app.web.render import (
     PANELS,
@@ -43,6 +47,7 @@ from app.web.render import (
     shown_as,
     version_marker,
 )
+from app.web.words import say
 
 from .listener import Listener
 
@@ -60,6 +65,10 @@ CLOSE_SERVER_ERROR = 1011
 CLOSE_SECONDS = 2.0
 # How long a push round may hold the event loop before it lets other work in.
 PACE_SECONDS = 0.002
+# The game was deleted (app/sweeper.py): a 4xxx code, which no screen retries, with the reason
+# in the reader's language for the screen to show (static/js/app.js).
+CLOSE_GONE = 4410
+CLOSE_REASON_BYTES = 123  # what a close frame holds
 
 
 @dataclass(eq=False)
@@ -78,6 +87,7 @@ class Connection:
     events_from: int = 0  # events up to this version were already sent
     closed: bool = False
     close_code: int | None = None  # why it was dropped, if it was
+    close_reason: str = ""
     sender: asyncio.Task[None] | None = None
 
     @property
@@ -93,11 +103,11 @@ class Connection:
         self.waiting += len(text)
         self.outbox.put_nowait((version, event, text))
 
-    def drop(self, code: int) -> None:
+    def drop(self, code: int, reason: str = "") -> None:
         """Close from outside the socket's own task: its sender stops, and `until_closed` ends."""
         if self.closed:
             return
-        self.closed, self.close_code = True, code
+        self.closed, self.close_code, self.close_reason = True, code, reason
         if self.sender is not None:
             self.sender.cancel()
 
@@ -135,7 +145,8 @@ class Connection:
         if self.close_code is not None:
             # A peer that reads nothing never takes the close frame either: then give up on it.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.websocket.close(self.close_code), CLOSE_SECONDS)
+                closing = self.websocket.close(self.close_code, self.close_reason)
+                await asyncio.wait_for(closing, CLOSE_SECONDS)
 
 
 @dataclass(eq=False)
@@ -157,6 +168,10 @@ class Room:
     # inputs key, language), shared by the screens joining together; let go once none is waiting.
     joined: tuple[int, State] | None = None
     panels: PanelCache = field(default_factory=dict)
+    joined_words: Words | None = None  # the words of the game's own content `joined` is in
+    # The words its sockets were last pushed in: other ones, after a move to another battle,
+    # are pushed whole.
+    words: Words | None = None
 
 
 def event_message(event: dict[str, Any]) -> str:
@@ -186,7 +201,7 @@ class Hub:
         self._rooms: dict[uuid.UUID, Room] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended)
+        self._listener = Listener(dsn, self._want, self.resync_all, seats_ended, self.game_gone)
 
     @property
     def listening(self) -> bool:
@@ -243,7 +258,7 @@ class Hub:
             finally:
                 room.joining -= 1
                 if not room.joining:
-                    room.joined = None
+                    room.joined = room.joined_words = None
                     room.panels.clear()
             await connection.until_closed()
         except Exception as error:
@@ -279,6 +294,16 @@ class Hub:
         `on_commit`); None when a COMMIT's outcome is unknown, so the row must say."""
         if self._loop is not None:
             self._want(game_id, version, state)
+
+    def game_gone(self, game_id: uuid.UUID) -> None:
+        """The game was deleted, by any process: its sockets here close, each told why in the
+        language it shows."""
+        room = self._rooms.get(game_id)
+        for connection in list(room.connections if room else ()):
+            shown = connection.shown.locale if connection.shown else connection.locale
+            words = i18n.translations(shown)
+            reason = f"GAME_GONE: {say(message('game_gone'), words)}".encode()
+            connection.drop(CLOSE_GONE, reason[:CLOSE_REASON_BYTES].decode(errors="ignore"))
 
     def resync_all(self) -> None:
         """After the listener was away, NOTIFYs may have been missed: push every full view."""
@@ -389,21 +414,26 @@ async def welcome(
     # they have in common; the newest version this process knows of is the least they show.
     if room.joined is None or room.joined[0] < room.wanted:
         room.joined = await load_state(factory, room.game_id)
+        words = await game_words(factory, room.game_id)
+        if room.joined_words != words:  # the panels kept so far say other words
+            room.panels.clear()
+            room.joined_words = words
     version, state = room.joined
     view = view_for(state, connection.viewer)
     locale = screen_locale(connection.audience, view, _own_locale(connection))
-    if by_panel(connection):
-        screen = Screen(connection.audience, view, locale=locale)
-        everything, connection.shown = screen.everything()
-        if shown == shown_as(version, locale):
-            connection.welcome = [version_marker(version, locale)]
+    with speaking_content(room.joined_words or {}):
+        if by_panel(connection):
+            screen = Screen(connection.audience, view, locale=locale)
+            everything, connection.shown = screen.everything()
+            if shown == shown_as(version, locale):
+                connection.welcome = [version_marker(version, locale)]
+            else:
+                connection.welcome = [screen.message(version, everything, room.panels)]
         else:
-            connection.welcome = [screen.message(version, everything, room.panels)]
-    else:
-        connection.last_view = view
-        connection.welcome = [
-            screen_message(connection.audience, view, version, connection.fmt, locale)
-        ]
+            connection.last_view = view
+            connection.welcome = [
+                screen_message(connection.audience, view, version, connection.fmt, locale)
+            ]
     return version
 
 
@@ -433,6 +463,9 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     for connection in connections:
         if connection.audience != "events":
             by_key.setdefault(connection.key, []).append(connection)
+    words = await game_words(factory, room.game_id)
+    resync = resync or (room.words is not None and room.words != words)
+    room.words = words
     common, parts = shared_view(state), Inputs(room.reads)  # what every view shows, once
     room.reads = parts.reads
     rendered: PanelCache = {}
@@ -442,11 +475,12 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
         locale = screen_locale(first.audience, view, _own_locale(first))
         try:
-            if by_panel(first):
-                screen = Screen(first.audience, view, parts, locale)
-                await _offer_fragments(screen, members, version, resync, rendered, pace)
-            else:
-                _offer_whole(first.audience, view, version, members, resync, locale)
+            with speaking_content(words):
+                if by_panel(first):
+                    screen = Screen(first.audience, view, parts, locale)
+                    await _offer_fragments(screen, members, version, resync, rendered, pace)
+                else:
+                    _offer_whole(first.audience, view, version, members, resync, locale)
         except Exception:  # one broken fragment must not freeze every other screen
             log.exception("rendering %s for game %s failed", first.key, room.game_id)
         await pace.step()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import asyncpg  # type: ignore[import-untyped]
 
 from app.service import notices
-from app.service.commands import NOTIFY_CHANNEL, SEATS_ENDED
+from app.service.commands import GAME_GONE, NOTIFY_CHANNEL, SEATS_ENDED
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +29,13 @@ class Listener:
         want: Callable[[uuid.UUID, int], None],
         resync_all: Callable[[], None],
         seats_ended: Callable[[uuid.UUID], None],
+        game_gone: Callable[[uuid.UUID], None],
     ) -> None:
         self._dsn = dsn
         self._want = want
         self._resync_all = resync_all
         self._seats_ended = seats_ended
+        self._game_gone = game_gone
         self.listening = False
 
     async def run_forever(self) -> None:
@@ -72,9 +74,11 @@ class Listener:
 
     def on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game, _, version = payload.partition(":")
-        if game == SEATS_ENDED:  # "seats:<game id>", from any process, this one's too
+        # "seats:<game id>" and "gone:<game id>", from any process, this one's too.
+        told = {SEATS_ENDED: self._seats_ended, GAME_GONE: self._game_gone}.get(game)
+        if told is not None:
             try:
-                self._seats_ended(uuid.UUID(version))
+                told(uuid.UUID(version))
             except ValueError:
                 log.warning("ignoring odd notification %r", payload)
             return
