@@ -15,6 +15,7 @@ from app.rules.content import Catalogue
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
+from .campaigns import carry_to_next_battle
 from .commands import (
     SessionFactory,
     canonical,
@@ -61,8 +62,9 @@ async def move_table_on(
         catalogue = await own_catalogue(game.session, key)
         scenario = scenario_in(catalogue, scenario_id)
         command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
+        before = game.state
         try:
-            state, events = next_battle(game.state, scenario, catalogue)
+            state, events = next_battle(before, scenario, catalogue)
         except RulesError as error:
             raise ServiceError.from_rules(error) from error
         state = canonical(state)
@@ -70,6 +72,6 @@ async def move_table_on(
         if written is not None:
             _, cards = stored_state(state)
             await game.db.execute(_CARDS, {"id": key, "cards": encode(cards).decode()})
-        if written is not None:
+            await carry_to_next_battle(game, before, command_id)  # G-CAMP-1: a campaign's ships
             await realign(game)
     return game.version

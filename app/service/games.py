@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import secrets
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, select
@@ -19,7 +19,7 @@ from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, Viewer, canonical, game_key, locked
+from .commands import LockedGame, SessionFactory, Viewer, canonical, game_key, locked
 from .errors import ServiceError, no_such_game
 from .library import library_content
 
@@ -45,6 +45,7 @@ async def create_game(
     modules_off: Iterable[str] = (),
     game_id: uuid.UUID | None = None,
     gm_token: str | None = None,
+    inside: Callable[[LockedGame], Awaitable[None]] | None = None,
 ) -> tuple[uuid.UUID, str, str]:
     """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on (and
     `modules_off`, of the scenario's own, off) by SetModule commands in the same transaction, so
@@ -52,7 +53,9 @@ async def create_game(
 
     Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
-    kept in `games.seed`, which leaves the server only in a GM's export."""
+    kept in `games.seed`, which leaves the server only in a GM's export.
+
+    `inside` does more in the game's first transaction (a campaign's roster comes aboard)."""
     # The game copies the library as it stands (games.content): editing never changes it.
     library = await library_content(session_factory)
     catalogue = catalogue_with(library)
@@ -88,6 +91,8 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
+                if inside is not None:
+                    await inside(created)
             return game_id, join_code, gm_token
         except IntegrityError as error:
             if "join_code" not in str(error.orig):

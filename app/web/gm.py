@@ -30,6 +30,7 @@ from app.service import (
     is_gm_token,
     seats_of,
 )
+from app.service.campaign_reads import campaigns_held
 from app.service.commands import SessionFactory, game_key
 from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue
@@ -96,6 +97,7 @@ async def lobby_page(
         error=error.message if error else None,
         error_code=error.code if error else None,
         games_held=await games_held(session_factory),
+        campaigns=await campaigns_held(session_factory),
         expiry=request.app.state.settings,
     )
     return page(html, token, error.status if error else 200)

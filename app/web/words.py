@@ -269,6 +269,40 @@ SENTENCES: dict[str, Sentence] = {
     "roster_at_opening": N_("A roster comes aboard only as a battle opens."),
     "bad_roster_value": N_("A roster's value is 0 to {most}."),
     "bad_roster_count": N_("The roster's '{key}' fits no part of this ship."),
+    "no_such_campaign": N_("There is no such campaign on this server."),
+    "no_such_evening": N_("Evening {number} has no report kept."),
+    "not_a_campaign_game": N_("This game is no running evening of a campaign."),
+    "evening_needs_downtime": N_("End the combat first: an evening is written back in Downtime."),
+    "already_a_campaign": N_("This game is already an evening of a campaign."),
+    "evening_already_written": N_("Evening {number} is written back already."),
+    "character_claimed": N_(
+        "Another phone plays this character in the campaign: ask the GM, or choose another."
+    ),
+    "no_such_ask": N_("There is no such request."),
+    "bad_campaign_file": N_("This campaign file's {part} is not right: nothing was imported."),
+    "bad_campaign_file_at": N_(
+        "This campaign file's {part} at version {version} is not what the rules give: nothing was "
+        "imported."
+    ),
+    "not_a_campaign_file": N_("This is not a campaign file (bridgecrew campaign-export)."),
+    "campaign_file_newer": N_(
+        "This campaign file has format version {version}, from a newer Bridge Crew; this server "
+        "reads up to {reads}. Nothing was imported."
+    ),
+    "campaign_file_too_deep": N_(
+        "This campaign file nests more than {most} levels deep: nothing was imported."
+    ),
+    "campaign_exists": N_("This server holds that campaign (or one of its evenings) already."),
+    "campaign_evening_game_missing": N_(
+        "Evening {number} of this campaign is still running and its game is not on this server: "
+        "import the game first (bridgecrew import)."
+    ),
+    "not_your_phone_character": N_("This phone does not play that character in the campaign."),
+    "campaign_gm_link_needed": N_("Only the campaign's GM opens this: use the campaign's GM link."),
+    "character_asked": N_(
+        "Another phone plays this character in the campaign. The GM has been asked: once they "
+        "approve, tap Join again."
+    ),
     # --- Crew ---
     "crew_injury_blocked": N_("{character}'s armour stopped an injury from {cause}."),
     "crew_injured": N_("{character} was hurt by {cause} ({changes}); now {status}."),
@@ -788,6 +822,7 @@ TERMS: dict[str, dict[str, str]] = {
         "at": Np_("input", "At"),
         "count": Np_("input", "Count"),
         "damage": Np_("input", "Damage"),
+        "days": Np_("input", "Days"),
         "effect": Np_("input", "Effect"),
         "modifier": Np_("input", "Modifier"),
         "points": Np_("input", "Points"),

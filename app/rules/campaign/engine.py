@@ -13,6 +13,7 @@ from typing import Any
 from ..core.crew import CHARACTERISTICS
 from ..core.errors import refuse
 from ..core.messages import message
+from ..core.names import CREW_NAME_LENGTH, SHIP_NAME_LENGTH, name_problem
 from . import commands as c
 from .context import CampaignContext
 from .downtime import check_placing, first_aid, place, run_days, suggested
@@ -97,8 +98,12 @@ def end_evening(ctx: CampaignContext, cmd: c.EndEvening) -> None:
     ships = _records(cmd.roster, "ships", _check_ship)
     characters = _records(cmd.roster, "characters", _check_character)
     players = cmd.roster.get("players", {})
-    if not isinstance(players, dict) or not all(isinstance(v, str) for v in players.values()):
+    if not isinstance(players, dict) or not all(
+        isinstance(v, str) and name_problem(v, CREW_NAME_LENGTH) is None for v in players.values()
+    ):
         raise refuse("BAD_ROSTER", part="players")
+    if not _check_story(cmd.story):
+        raise refuse("BAD_ROSTER", part="story")
     for ship_id, record in ships.items():
         known = state["ships"].get(ship_id)
         evenings = [*(known["evenings"] if known else []), number]
@@ -154,6 +159,43 @@ def _records(
     return found
 
 
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("msg"), str)
+
+
+def _list_of(value: Any, check: Callable[[Any], bool]) -> bool:
+    return isinstance(value, list) and all(check(item) for item in value)
+
+
+def _by_character(value: Any, check: Callable[[Any], bool]) -> bool:
+    return isinstance(value, dict) and all(_list_of(items, check) for items in value.values())
+
+
+def _outcome_ok(outcome: Any) -> bool:
+    return (
+        isinstance(outcome, dict)
+        and _count(outcome.get("combat"))
+        and isinstance(outcome.get("ended"), bool)
+        and _list_of(outcome.get("winners"), lambda w: isinstance(w, str))
+        and (outcome.get("beaten") is None or isinstance(outcome["beaten"], str))
+        and (outcome.get("words") is None or _is_message(outcome["words"]))
+    )
+
+
+def _check_story(story: dict[str, Any]) -> bool:
+    """An evening's story has the shape `roster.evening_from_game` gives it: what the campaign's
+    screens read of it."""
+    return (
+        _list_of(story.get("scenarios"), lambda n: isinstance(n, str))
+        and _list_of(story.get("outcomes"), _outcome_ok)
+        and _by_character(
+            story.get("injuries"),
+            lambda i: _is_message(i.get("words")) if isinstance(i, dict) else False,
+        )
+        and _by_character(story.get("deeds"), _is_message)
+    )
+
+
 def _count(value: Any, top: int = 1000) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top
 
@@ -171,6 +213,7 @@ def _check_ship(ship: Any) -> bool:
     return (
         isinstance(ship, dict)
         and all(isinstance(ship.get(k), str) for k in ("name", "class", "class_name"))
+        and name_problem(ship["name"], SHIP_NAME_LENGTH) is None
         and _check_track(ship.get("hull"))
         and _check_track(ship.get("shields"))
         and isinstance(ship.get("stations"), dict)
@@ -187,6 +230,7 @@ def _check_character(character: Any) -> bool:
     return (
         isinstance(character, dict)
         and isinstance(character.get("name"), str)
+        and name_problem(character["name"], SHIP_NAME_LENGTH) is None
         and _count(character.get("armour"), 20)
         and _count(character.get("medicine"), 20)
         and all(
