@@ -4,15 +4,19 @@ transaction, written back with its report and phones in one, carried through the
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.models import Game
 from app.rules import Actor
 from app.service import ServiceError, canonical, create_seat, load_state, replay_state, run_command
-from app.service.campaign_reads import evenings_of, load_campaign
+from app.service.campaign_reads import evening_report, evenings_of, load_campaign
 from app.service.campaigns import begin_evening, create_campaign, end_evening
 from app.service.evening import move_table_on
+from app.sweeper import Expiry, expire_games
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -55,3 +59,26 @@ async def test_g_camp_1_an_evening_begins_from_the_roster_and_writes_it_back(
     _, state = await load_state(session_factory, second)
     assert state["ships"]["kestrel"]["hull"]["damage"] == 4
     assert canonical(await replay_state(session_factory, second)) == state
+
+
+async def test_g_camp_1_a_running_evening_keeps_its_game_and_a_written_one_keeps_its_report(
+    session_factory: Sessions,
+) -> None:
+    expiry = Expiry(finished_after=timedelta(hours=24), idle_after=timedelta(days=7))
+    now = datetime.now(UTC)
+    campaign_id, _ = await create_campaign(session_factory, "Lange Nächte")
+    game_id, _, _ = await begin_evening(session_factory, campaign_id, "skirmish")
+
+    async def untouched_for(days: int) -> None:
+        async with session_factory() as session, session.begin():
+            await session.execute(
+                update(Game).where(Game.id == game_id).values(updated_at=now - timedelta(days))
+            )
+
+    await untouched_for(30)
+    assert await expire_games(session_factory, expiry, now) == []  # the roster is still in it
+    await end_evening(session_factory, game_id, "end")
+    await untouched_for(30)
+    assert await expire_games(session_factory, expiry, now) == [game_id]
+    report = await evening_report(session_factory, campaign_id, 1)
+    assert report["battles"][0]["scenario"]["id"] == "skirmish"
