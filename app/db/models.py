@@ -295,6 +295,9 @@ class CampaignPhone(Base):
     kind: Mapped[str]  # "played" | "asked"
     phone_hash: Mapped[str]
     game_id: Mapped[uuid.UUID | None]
+    seat: Mapped[
+        str | None
+    ]  # played: the "ship/station" they played at, which joining offers again
     name: Mapped[str | None]  # who asked, as they typed it
     approved: Mapped[bool | None]  # an ask: None until the GM answers
     created_at: Mapped[datetime] = _created_at()

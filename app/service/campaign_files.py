@@ -106,6 +106,7 @@ async def export_campaign(session_factory: SessionFactory, campaign_id: uuid.UUI
                 "kind": p.kind,
                 "phone_hash": p.phone_hash,
                 "game_id": None if p.game_id is None else str(p.game_id),
+                "seat": p.seat,
                 "name": p.name,
                 "approved": p.approved,
             }
@@ -222,6 +223,7 @@ def check_campaign_file(raw: bytes) -> Checked:
             "kind": lambda k: k in ("played", "asked"),
             "phone_hash": lambda h: isinstance(h, str) and 32 <= len(h) <= 128,
             "game_id": lambda g: g is None or _is_uuid(g),
+            "seat": lambda s: s is None or _is_text(s),
             "name": lambda n: n is None or _is_text(n),
             "approved": lambda a: a is None or isinstance(a, bool),
         },
@@ -354,6 +356,7 @@ async def import_campaign(session_factory: SessionFactory, raw: bytes) -> tuple[
                     kind=p["kind"],
                     phone_hash=p["phone_hash"],
                     game_id=None if p["game_id"] is None else uuid.UUID(p["game_id"]),
+                    seat=p["seat"],
                     name=p["name"],
                     approved=p["approved"],
                 )

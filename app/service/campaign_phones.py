@@ -90,6 +90,8 @@ class JoinInfo:
     yours: set[str]  # characters this phone plays
     claimed: set[str]  # characters other phones play: asking the GM first
     asked: dict[str, bool | None]  # this phone's askings: character -> the GM's answer
+    seat: str | None = None  # "ship/station" this phone played at last
+    player: str | None = None  # the name its character was last played under
 
 
 async def join_info(
@@ -113,7 +115,40 @@ async def join_info(
                 )
             )
             asked = {row.character: row.approved for row in rows}
-        return JoinInfo(key, str(name), yours, await claimed(session, key) - yours, asked)
+        seat, player = await _last_seat(session, key, secret_key, phone) if phone else (None, None)
+        return JoinInfo(
+            key, str(name), yours, await claimed(session, key) - yours, asked, seat, player
+        )
+
+
+async def _last_seat(
+    session: AsyncSession, key: uuid.UUID, secret_key: str, phone: str
+) -> tuple[str | None, str | None]:
+    """Where this phone last played in the campaign, and under what name: a returning phone's
+    join form comes filled in."""
+    games = list(
+        await session.scalars(
+            select(CampaignEvening.game_id).where(CampaignEvening.campaign_id == key)
+        )
+    )
+    hashes = [token_hash(t) for g in games for t in phone_seat_tokens(secret_key, g, phone)]
+    last = (
+        await session.execute(
+            select(CampaignPhone.seat, CampaignPhone.character)
+            .where(
+                CampaignPhone.campaign_id == key,
+                CampaignPhone.kind == "played",
+                CampaignPhone.phone_hash.in_(hashes),
+            )
+            .order_by(CampaignPhone.id.desc())
+            .limit(1)
+        )
+    ).first()
+    if last is None:
+        return None, None
+    state = await session.scalar(select(Campaign.state).where(Campaign.id == key))
+    player = ((state or {}).get("characters", {}).get(last.character) or {}).get("player")
+    return last.seat, player
 
 
 async def ask_for_character(

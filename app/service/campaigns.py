@@ -359,7 +359,7 @@ async def write_back(
     # The phones that played each character, by their seats' token hashes (kept, never shown):
     # a phone's joins derive their tokens from its key, so it is known again next evening.
     seats = await game.session.execute(
-        select(Seat.character, Seat.token_hash).where(
+        select(Seat.character, Seat.token_hash, Seat.ship, Seat.station).where(
             Seat.game_id == game.game_id, Seat.character.is_not(None)
         )
     )
@@ -370,8 +370,9 @@ async def write_back(
             "kind": "played",
             "phone_hash": hashed,
             "game_id": game.game_id,
+            "seat": f"{ship}/{station}",
         }
-        for character, hashed in seats
+        for character, hashed, ship, station in seats
     ]
     if rows:
         await game.session.execute(insert(CampaignPhone).values(rows).on_conflict_do_nothing())

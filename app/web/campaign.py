@@ -10,11 +10,13 @@ alone, as the projector's does.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import TemplateError
 
 from app.rules import campaign as camp
 from app.rules.campaign.downtime import suggested
@@ -32,6 +34,7 @@ from .render import render_template
 from .report import chart_lines
 from .screen import error_page, page
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["campaign"])
 
 # The Hull chart's drawing box: one step across for each evening's start and end.
@@ -45,7 +48,7 @@ def hull_chart(view: dict[str, Any], ship: dict[str, Any]) -> dict[str, Any]:
     """A ship's Hull left as each evening began and ended, and as it stands now, as points in
     the chart's box: the first at the left, no boxes at the bottom."""
     marks: list[tuple[str, int]] = []
-    for evening in view["evenings"]:
+    for evening in [*view["evenings"], *([view["evening"]] if view["evening"] else [])]:
         for key, kind in (("hull_began", "began"), ("hull_ended", "ended")):
             hull = evening.get(key, {}).get(ship["id"])
             if hull is not None:
@@ -207,14 +210,20 @@ async def evening_page(
     except ServiceError as error:
         return error_page(request, error)
     token = csrf_token(request)
-    html = render_template(
-        "report.html",
-        report=report,
-        game_id=None,
-        csrf=token,
-        projector=request.query_params.get("screen") == "display",
-        chart_lines=chart_lines,
-    )
+    try:
+        html = render_template(
+            "report.html",
+            report=report,
+            game_id=None,
+            csrf=token,
+            projector=request.query_params.get("screen") == "display",
+            chart_lines=chart_lines,
+        )
+    except (TemplateError, TypeError, KeyError, AttributeError, ValueError):
+        # A report this server kept always reads; one an imported file brought may not.
+        log.warning("campaign %s: evening %s's kept report cannot be shown", campaign_id, number)
+        unreadable = ServiceError("REPORT_UNREADABLE", message("report_unreadable"), 422)
+        return error_page(request, unreadable)
     return page(html, token)
 
 

@@ -274,7 +274,9 @@ async def _campaign_choices(
         choices["characters"],
         key=lambda ch: (ch["id"] not in campaign.yours, ch["id"] in campaign.claimed),
     )
-    return {**choices, "characters": characters, "campaign": campaign}
+    # A returning phone's form comes filled in: its station (if free), its name.
+    chosen = {"seat": campaign.seat or "", "name": campaign.player or ""}
+    return {**choices, "characters": characters, "campaign": campaign, "chosen": chosen}
 
 
 async def _ask_gm(
@@ -322,7 +324,9 @@ async def _again(
         csrf=token,
         error=error.message,
         error_code=error.code,
-        chosen={"seat": seat, "name": name, "character": character},
-        **await _campaign_choices(request, session_factory, game, _choices(state)),
+        **{
+            **await _campaign_choices(request, session_factory, game, _choices(state)),
+            "chosen": {"seat": seat, "name": name, "character": character},
+        },
     )
     return _with_phone_key(request, page(html, token, error.status))

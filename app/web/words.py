@@ -279,6 +279,7 @@ SENTENCES: dict[str, Sentence] = {
         "Another phone plays this character in the campaign: ask the GM, or choose another."
     ),
     "no_such_ask": N_("There is no such request."),
+    "report_unreadable": N_("This evening's kept report cannot be shown."),
     "bad_campaign_file": N_("This campaign file's {part} is not right: nothing was imported."),
     "bad_campaign_file_at": N_(
         "This campaign file's {part} at version {version} is not what the rules give: nothing was "

@@ -122,6 +122,7 @@ def upgrade() -> None:
         sa.Column("kind", sa.Text(), nullable=False),
         sa.Column("phone_hash", sa.Text(), nullable=False),
         sa.Column("game_id", sa.Uuid(), nullable=True),
+        sa.Column("seat", sa.Text(), nullable=True),
         sa.Column("name", sa.Text(), nullable=True),
         sa.Column("approved", sa.Boolean(), nullable=True),
         _now(),

@@ -259,6 +259,10 @@ def test_g_camp_two_evenings_and_seven_days_of_downtime_on_every_screen(app: Tes
         first_choice = re.search(r'name="character" value="([\w-]*)"[^>]*checked', page)
         assert first_choice is not None and first_choice.group(1) == character
         assert "Welcome back" in page
+        # The form comes filled in: the station this phone held, the name it played under.
+        station = re.search(r'name="seat" value="([\w/-]+)"[^>]*checked', page)
+        assert station is not None and station.group(1) == STATIONS[character]
+        assert f'value="{PLAYERS[character]}"' in html.unescape(page)
         joined = join(phone, code, STATIONS[character], PLAYERS[character], character)
         assert joined.status_code == 303, joined.text
     dashboard = text_of(gm.get(f"/gm/{second}").text)
@@ -268,10 +272,10 @@ def test_g_camp_two_evenings_and_seven_days_of_downtime_on_every_screen(app: Tes
     assert hull in projector.replace(" ", "")
     for character, phone in phones.items():
         ch = next(c for c in state["characters"] if c["id"] == character)
-        station = text_of(phone.get(f"/play/{second}").text)
+        seen = text_of(phone.get(f"/play/{second}").text)
         if ch["status"] != "healthy":
             endurance = ch["endurance"]
-            assert f"END {endurance['value']}/{endurance['max']}" in station
+            assert f"END {endurance['value']}/{endurance['max']}" in seen
         gm_values = re.findall(
             rf'name="character" value="{character}"><input type="hidden" name="field" '
             r'value="(\w+)">\s*<label>\w+ <input type="number" name="value" value="(\d+)"',
