@@ -30,6 +30,7 @@ from app.service.commands import SessionFactory
 
 from .deps import CsrfChecked, SessionFactoryDep, campaign_gm_cookie, csrf_token, phone_key
 from .fields import whole_number
+from .join import drawn_qr, public_url
 from .render import render_template
 from .report import chart_lines
 from .screen import error_page, page
@@ -119,10 +120,13 @@ async def _page(
     except ServiceError as refused:
         return error_page(request, refused)
     token = csrf_token(request)
+    projector = screen == "display"
+    here = public_url(request, f"/campaign/{context['campaign_id']}")
     html = render_template(
         "campaign.html",
         csrf=token,
-        projector=screen == "display",
+        projector=projector,
+        page_qr=drawn_qr(here) if projector else None,
         error=error.message if error else None,
         error_code=error.code if error else None,
         **context,
@@ -157,10 +161,13 @@ async def campaign_main(
         context = await campaign_context(request, session_factory, campaign_id)
     except ServiceError as refused:
         return error_page(request, refused)
+    here = public_url(request, f"/campaign/{context['campaign_id']}")
     html = render_template(
         "campaign.html",
         csrf=csrf_token(request),
         projector=screen == "display",
+        page_qr=drawn_qr(here) if screen == "display" else None,
+        error=None,
         **context,
     )
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})

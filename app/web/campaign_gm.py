@@ -53,6 +53,7 @@ from .gm import lobby_page
 from .join import public_url
 from .render import render_template
 from .screen import error_page, page, toast
+from .templating import qr_svg
 
 router = APIRouter(tags=["gm"])
 
@@ -240,18 +241,25 @@ async def answer(
 
 @router.get("/campaign/{campaign_id}/gm/link", response_class=HTMLResponse)
 async def campaign_gm_link(
-    request: Request, campaign_id: str, session_factory: SessionFactoryDep
+    request: Request, campaign_id: str, session_factory: SessionFactoryDep, show: bool = False
 ) -> Response:
-    """The campaign's GM link for another device: only for its GM, never cached."""
+    """The campaign's GM link for another device, or with `show` off the button that asks for
+    it: only for its GM, never cached."""
     try:
         key = await _gm(request, session_factory, campaign_id)
     except ServiceError as error:
         return error_page(request, error)
-    token = request.cookies.get(campaign_gm_cookie(key), "")
-    link = public_url(request, f"/campaign/{key}/gm?{urlencode({'token': token})}")
-    return HTMLResponse(
-        f'<p class="gm-link"><a href="{link}">{link}</a></p>', headers={"Cache-Control": "no-store"}
+    link = None
+    if show:
+        token = request.cookies.get(campaign_gm_cookie(key), "")
+        link = public_url(request, f"/campaign/{key}/gm?{urlencode({'token': token})}")
+    html = render_template(
+        "_campaign_gm_link.html",
+        campaign_id=str(key),
+        link=link,
+        link_qr=qr_svg(link) if link else None,
     )
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/campaign/{campaign_id}/gm/export")

@@ -207,6 +207,11 @@ def test_g_camp_two_evenings_and_seven_days_of_downtime_on_every_screen(app: Tes
 
     assert app_replay(app, replay_campaign, campaign) == app_state_raw(app, campaign)
 
+    # A page left open asks every few seconds: nothing to swap until the campaign moves on.
+    version = app_state(gm, campaign)["version"]
+    assert gm.get(f"/campaign/{campaign}/main?v={version}").status_code == 204
+    moved_on = gm.get(f"/campaign/{campaign}/main?v={version - 1}")
+    assert moved_on.status_code == 200 and 'id="campaign"' in moved_on.text
     # Every screen of the campaign shows the state the rolls left, and each roll's breakdown.
     events = gm.get(f"/api/campaigns/{campaign}").json()["story"]["downtimes"][0]["entries"]
     rolled = [e for e in events if e["type"] == "RecoveryRolled"]
