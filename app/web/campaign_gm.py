@@ -117,7 +117,7 @@ async def start_evening(
     campaign_id: str,
     session_factory: SessionFactoryDep,
     csrf: CsrfChecked,
-    scenario: Annotated[str, Form()],
+    scenario: Annotated[str, Form()] = "",
 ) -> Response:
     """G-CAMP-1: the next evening, a game begun from the roster; the GM goes to its dashboard."""
     try:

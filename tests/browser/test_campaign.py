@@ -114,6 +114,11 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
     assert wide <= 0, f"the campaign page scrolls {wide} px sideways on a phone"
     shot(reader, "phone-campaign", full_page=True)
     assert violations(reader) == [], "the campaign page, as axe-core reads it"
+    # In German too, long words and all.
+    reader.goto(f"{campaign}?lang=de")
+    expect(reader.locator("#campaign-evenings h2")).to_have_text("Abende")
+    wide = reader.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the German campaign page scrolls {wide} px sideways on a phone"
     # ... and on the projector, in large type.
     projector = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     projector.goto(f"{campaign}?screen=display")

@@ -188,6 +188,24 @@ def test_g_camp_1_the_campaigns_ship_stays_aboard_through_the_evenings_next_batt
     )
 
 
+def test_g_camp_1_an_evening_of_two_battles_writes_back_the_same_roster_ship() -> None:
+    from app.rules.core.evening import next_battle
+
+    campaign, _ = first_evening({"amara-lind": {}}, hull=5)
+    campaign, game = begin(campaign, "skirmish", "evening-2")
+    moved, _ = next_battle(game, CAT.scenarios["torpedo-run"], CAT)
+    carried = camp.roster.carry_ships(game, moved)
+    assert carried is not None
+    moved = apply(moved, parse_command(carried, GM))[0]
+    events: Events = []
+    moved = game_command(
+        moved, {"type": "SetTrack", "ship": "harrier", "track": "hull", "damage": 8}, events
+    )
+    campaign = end(campaign, moved, events)
+    assert sorted(campaign["ships"]) == ["kestrel"]  # the harrier's place was the Kestrel's
+    assert campaign["ships"]["kestrel"]["hull"]["damage"] == 8
+
+
 def test_g_camp_1_two_evenings_of_one_campaign_never_run_at_once() -> None:
     campaign, _ = first_evening({"amara-lind": {}})
     campaign, _ = begin(campaign, "skirmish", "evening-2")

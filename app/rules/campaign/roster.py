@@ -147,11 +147,13 @@ def evening_from_game(
     new to the campaign under an id of its own), every character of the roster the game has and
     everyone who played, and the evening's story: outcomes, injuries, deeds, who played whom."""
     evening = campaign["evening"] or {}
-    slotted: dict[str, str] = dict(evening.get("ships", {}))
+    # By place, not by id: a next battle of the evening put the same roster ships in the same
+    # places of its own players' ships (`carry_ships`), whatever the new scenario calls them.
+    slotted = [roster_id for _, roster_id in sorted(evening.get("ships", {}).items())]
     taken = set(campaign["ships"])
     ships = {}
-    for ship in players_ships(game):
-        roster_id = slotted.get(ship["id"])
+    for place, ship in enumerate(players_ships(game)):
+        roster_id = slotted[place] if place < len(slotted) else None
         if roster_id is None:
             roster_id = _new_id(ship["id"], taken)
         taken.add(roster_id)
