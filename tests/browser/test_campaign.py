@@ -73,9 +73,9 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
     expect(phones["amara-lind"].locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     two_clicks(gm, gm.locator("#turn button:has-text('End combat')"))
     expect(phones["tomas-reyes"].locator("#combat-end")).to_contain_text("is over", timeout=WAIT)
-    gm.reload()
-    panel = gm.locator("#campaign-panel")
+    panel = gm.locator("#campaign-panel")  # it follows the combat's end by itself
     expect(panel).to_contain_text("Evening 1 of the campaign", timeout=WAIT)
+    expect(panel.locator("button.write-back")).to_be_enabled(timeout=WAIT)
     two_clicks(gm, panel.locator("button.write-back"))
     expect(panel.locator(".written-back")).to_be_visible(timeout=WAIT)
 
