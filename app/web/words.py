@@ -849,7 +849,7 @@ TERMS: dict[str, dict[str, str]] = {
         "crew:talented": Np_("label", "Talented crew"),
         "crew:exceptional": Np_("label", "Exceptional crew"),
         "endurance_dm": Np_("label", "Endurance DM"),
-        "active_day": Np_("label", "active day"),
+        "base": Np_("label", "base"),
         "care": Np_("label", "care"),
         "medicine": Np_("label", "Medicine"),
         "on_oneself": Np_("label", "on oneself"),

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.screens import shot
+from tests.browser.screens import shot, small_targets
 from tests.browser.test_accessibility import violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -68,7 +68,14 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
         page.wait_for_url(re.compile(r"/play/[0-9a-f-]+$"))
         phones[character] = page
 
-    # The evening: a combat, ended; then the GM writes it back from the dashboard.
+    # The evening: Dr Amara Lind hurt (two characteristics, so her points can go either way),
+    # a combat, ended; then the GM writes it back from the dashboard.
+    amara = gm.locator("#crew tr:has-text('Dr Amara Lind')")
+    for field, value, shown in (("END", "7", "END 7/10"), ("STR", "4", "STR 4/6")):
+        box = amara.locator(f"label:has-text('{field}') input[name=value]")
+        box.fill(value)
+        box.press("Enter")
+        expect(phones["amara-lind"].locator(".injury")).to_contain_text(shown, timeout=WAIT)
     gm.click("#turn button:has-text('Start combat')")
     expect(phones["amara-lind"].locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     two_clicks(gm, gm.locator("#turn button:has-text('End combat')"))
@@ -78,6 +85,27 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
     expect(panel.locator("button.write-back")).to_be_enabled(timeout=WAIT)
     two_clicks(gm, panel.locator("button.write-back"))
     expect(panel.locator(".written-back")).to_be_visible(timeout=WAIT)
+
+    # A day of Downtime, an active one (1 + Endurance DM 0): the player places the point on
+    # her phone.
+    gm.goto(f"{campaign}/gm")
+    gm.fill("#days", "1")
+    gm.select_option("select[name='care.amara-lind']", "active")
+    gm.click("button:has-text('Let the days pass')")
+    yours = phones["amara-lind"]
+    yours.goto(campaign)
+    form = yours.locator("#campaign-yours form.place-form")
+    expect(form).to_contain_text("Place 1 point")
+    assert small_targets(yours) == []
+    shot(yours, "phone-campaign-place")
+    form.locator("input[name='points.strength']").fill("1")
+    form.locator("input[name='points.endurance']").fill("0")
+    form.locator("button:has-text('Place the points')").click()
+    expect(yours.locator("#campaign-yours")).not_to_contain_text("Place 1 point")
+    expect(
+        yours.locator("[data-character='amara-lind'] [data-characteristic='strength']").first
+    ).to_contain_text("5/6")
+    expect(yours.locator("#campaign-downtimes")).to_contain_text("an active day")
 
     # The next evening, from the campaign's page; one new code for the whole table.
     gm.goto(f"{campaign}/gm")

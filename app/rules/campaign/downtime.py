@@ -130,9 +130,7 @@ def _recover(ctx: CampaignContext, character: Character, plan: dict[str, Any]) -
         _gain(ctx, character, points, how, "rest", rolls=[roll])
         return
     points = 1 + modifier
-    how = message(
-        "recovery_active", terms=[["active_day", 1], ["endurance_dm", modifier]], points=points
-    )
+    how = message("recovery_active", terms=[["base", 1], ["endurance_dm", modifier]], points=points)
     _gain(ctx, character, points, how, "active")
 
 
