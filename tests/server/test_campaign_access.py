@@ -18,6 +18,7 @@ from sqlalchemy import select
 from app.db.models import Campaign
 from app.main import create_app
 from app.settings import Settings
+from tests.server.test_campaign_screens import Device
 from tests.web.test_routes import csrf_of
 
 
@@ -134,3 +135,31 @@ def test_a_character_another_phone_plays_needs_the_gms_approval_through_the_api(
         json={"ship": "kestrel", "station": "pilot", "name": "Eve", "character": "juno-pike"},
     )
     assert taken.status_code == 201, taken.text
+
+
+def test_a_new_phone_takes_a_played_character_once_the_gm_approves(client: TestClient) -> None:
+    campaign, _, code = started(client)
+    gm = Device(client)  # the browser that made the campaign: its GM
+    gm.cookies = dict(client.cookies.items())
+    newcomer = Device(client)
+    page = newcomer.get(f"/join/{code}")
+    assert 'data-character="amara-lind"' in page.text and "taking them asks the GM" in page.text
+    form = {"seat": "kestrel/pilot", "name": "Neu", "character": "amara-lind"}
+    asked = newcomer.post(f"/join/{code}", data={**form, "csrf": csrf_of(page.text)})
+    assert asked.status_code == 409 and 'data-code="CHARACTER_ASKED"' in asked.text
+    assert "waiting for an answer" in html.unescape(asked.text)
+    gm_page = gm.get(f"/campaign/{campaign}/gm").text
+    ask = re.search(r'action="/campaign/[\w-]+/gm/asks/(\d+)"', gm_page)
+    assert ask is not None and "Neu asks to play Dr Amara Lind" in html.unescape(gm_page)
+    approved = gm.post(
+        f"/campaign/{campaign}/gm/asks/{ask.group(1)}",
+        data={"approve": "1", "csrf": csrf_of(gm_page)},
+        follow_redirects=False,
+    )
+    assert approved.status_code == 303
+    page = newcomer.get(f"/join/{code}")
+    assert "Welcome back" in page.text  # the character is this phone's now
+    joined = newcomer.post(
+        f"/join/{code}", data={**form, "csrf": csrf_of(page.text)}, follow_redirects=False
+    )
+    assert joined.status_code == 303, joined.text
