@@ -34,6 +34,17 @@ async def load_campaign(
     return row.version, orjson.loads(row.state)
 
 
+async def campaign_version(session_factory: SessionFactory, campaign_id: uuid.UUID | str) -> int:
+    """Only the version: what a page left open asks every few seconds."""
+    async with autocommit(session_factory) as session:
+        version = await session.scalar(
+            select(Campaign.version).where(Campaign.id == campaign_key(campaign_id))
+        )
+    if version is None:
+        raise no_such_campaign()
+    return int(version)
+
+
 async def campaign_events(
     session_factory: SessionFactory, campaign_id: uuid.UUID | str
 ) -> list[dict[str, Any]]:

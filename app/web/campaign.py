@@ -24,7 +24,13 @@ from app.rules.core.crew import CHARACTERISTICS
 from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.campaign_phones import known_characters
-from app.service.campaign_reads import campaign_events, evening_report, evenings_of, load_campaign
+from app.service.campaign_reads import (
+    campaign_events,
+    campaign_version,
+    evening_report,
+    evenings_of,
+    load_campaign,
+)
 from app.service.campaigns import campaign_key, is_campaign_gm, run_campaign_command
 from app.service.commands import SessionFactory
 
@@ -155,8 +161,7 @@ async def campaign_main(
     """The page's body again when the campaign has moved on from version `v` (the page asks
     every few seconds); 204, nothing to swap, when it has not."""
     try:
-        version, _ = await load_campaign(session_factory, campaign_id)
-        if version == v:
+        if await campaign_version(session_factory, campaign_id) == v:
             return Response(status_code=204)
         context = await campaign_context(request, session_factory, campaign_id)
     except ServiceError as refused:
