@@ -477,7 +477,9 @@ async def tell_game_gone(session: AsyncSession, game_id: uuid.UUID) -> None:
 
 # Events after which the engine may have the crew somewhere its seat rows do not say: a queued
 # move that happened (however its station freed), a fallen character carried off, an undo.
-CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
+CREW_MOVED = frozenset(
+    {"PositionChanged", "CrewCarriedOff", "ResolutionUndone", "CrewMovedAboard", "CrewStoodDown"}
+)
 
 
 async def realign(game: LockedGame) -> None:

@@ -19,6 +19,7 @@ from app.rules import Actor, RulesError
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
+from .campaigns import carry_to_next_battle
 from .commands import (
     SessionFactory,
     canonical,
@@ -69,8 +70,9 @@ async def move_table_on(
     scenario = catalogue.scenarios[scenario_id]
     async with locked(session_factory, key) as game:
         command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
+        before = game.state
         try:
-            state, events = next_battle(game.state, scenario, catalogue)
+            state, events = next_battle(before, scenario, catalogue)
         except RulesError as error:
             raise ServiceError.from_rules(error) from error
         state = canonical(state)
@@ -82,5 +84,6 @@ async def move_table_on(
             )
             where = {"id": key, "sender": sender_of(Actor.gm()), "command_id": command_id}
             await game.db.execute(_COPY, {**where, "content": encode(content).decode()})
+            await carry_to_next_battle(game, before, command_id)  # G-CAMP-1: a campaign's ships
             await realign(game)
     return game.version

@@ -132,6 +132,38 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "SetShipValue.field": st.sampled_from(["defence", "name"]),
         "SetShipValue.value": st.sampled_from(["Renamed", 3, -1]),
         "SetCharacteristic.value": small,
+        # TakeRoster (G-CAMP-1): a campaign's roster, aboard the added ships.
+        "ships": st.dictionaries(
+            st.sampled_from([*ships, "no-such-ship"]),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "hull",
+                        "shields",
+                        f"station.{stations[0]}",
+                        f"weapon.{weapons[0]}.loaded",
+                        "part.starmada.thrust",
+                        "station.none",
+                        "bogus",
+                    ]
+                ),
+                small,
+                max_size=3,
+            ),
+            max_size=2,
+        ),
+        "names": st.dictionaries(st.sampled_from(ships), st.sampled_from(["Zuversicht", ""])),
+        "classes": st.dictionaries(
+            st.sampled_from(ships), st.sampled_from([*sorted(CAT.ships), "no-such-class"])
+        ),
+        "characters": st.dictionaries(
+            st.sampled_from([*characters, "nobody"]),
+            st.dictionaries(
+                st.sampled_from(["strength", "strength_max", "endurance", "armour", "bogus"]), small
+            ),
+            max_size=2,
+        ),
+        "absent": st.lists(st.sampled_from([*characters, "nobody"]), max_size=2),
     }
 
 

@@ -2,6 +2,7 @@
 httponly, SameSite and (over HTTPS) secure; every answer carries the hardening headers."""
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from http.cookies import SimpleCookie
 
@@ -97,7 +98,12 @@ def test_every_form_route_checks_the_origin(table: Table) -> None:
     for path in posts:
         # The content editor's routes name a kind of content and an item (issue 33).
         url = path.format(
-            game_id=table.game_id, code=table.join_code, kind="ship", item_id="frigate"
+            game_id=table.game_id,
+            code=table.join_code,
+            kind="ship",
+            item_id="frigate",
+            campaign_id=uuid.uuid4(),  # a campaign's forms (G-CAMP-*)
+            ask_id=1,
         )
         answer = table.client.post(url, headers={"Origin": EVIL})
         assert answer.status_code == 403 and answer.json()["code"] == "CROSS_SITE", path
