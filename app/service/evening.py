@@ -25,6 +25,7 @@ from .commands import (
     canonical,
     check_command_id,
     encode,
+    forget_content,
     game_key,
     locked,
     realign,
@@ -82,6 +83,7 @@ async def move_table_on(
             await game.db.execute(
                 _CARDS, {"id": key, "cards": encode(cards).decode(), "key": new_content_key()}
             )
+            forget_content(key)  # new cards, under a new key
             where = {"id": key, "sender": sender_of(Actor.gm()), "command_id": command_id}
             await game.db.execute(_COPY, {**where, "content": encode(content).decode()})
             await carry_to_next_battle(game, before, command_id)  # G-CAMP-1: a campaign's ships

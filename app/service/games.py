@@ -22,7 +22,16 @@ from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import LockedGame, SessionFactory, State, Viewer, canonical, game_key, locked
+from .commands import (
+    LockedGame,
+    SessionFactory,
+    State,
+    Viewer,
+    canonical,
+    game_key,
+    known_content,
+    locked,
+)
 from .errors import ServiceError, no_such_game
 from .kept import Kept
 from .library import Content, library
@@ -208,12 +217,9 @@ _words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
 async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:
     """The translations of the game's own copy of the library's content (every battle's, the
     latest over earlier ones), never of the library as it is now. Kept per game until the game
-    takes new content (its `content_key`, asked each time). None for a game that is gone."""
+    takes new content (its `content_key`: as this process last read the game's row, when it
+    holds the words of that key; else asked). None for a game that is gone."""
     key = game_key(game_id)
-    async with autocommit(session_factory) as session:
-        row = (await session.execute(_KEY(Game.id == key))).one_or_none()
-    if row is None:
-        return {}
 
     async def build() -> Words:
         async with autocommit(session_factory) as session:
@@ -221,4 +227,11 @@ async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) 
             moves = list(await session.scalars(_MOVES, {"id": key}))
         return await asyncio.to_thread(words_of, began, *moves)
 
+    known = known_content(key)  # each command reads it, with the game's row
+    if known is not None and _words.holds((key, known)):
+        return await _words.get((key, known), build)
+    async with autocommit(session_factory) as session:
+        row = (await session.execute(_KEY(Game.id == key))).one_or_none()
+    if row is None:
+        return {}
     return await _words.get((key, row.content_key), build)
