@@ -24,7 +24,6 @@ from app.service import create_seat, run_command
 from app.service.campaign_reads import load_campaign
 from app.service.campaigns import begin_evening, create_campaign
 from tests.conftest import until
-
 from tests.processes import Server
 
 CSRF = "campaign-fault-test-csrf-value"
