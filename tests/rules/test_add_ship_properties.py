@@ -1,4 +1,4 @@
-"""G-SHIP-1 (issue 31): every command, aimed at ships the GM added mid-game, either applies or is
+"""G-SHIP-1: every command, aimed at ships the GM added mid-game, either applies or is
 refused with a RulesError (a code and a sentence), never another exception; the state given to
 `apply` is left as it was, and every view still renders."""
 

@@ -96,7 +96,7 @@ def test_the_projector_and_strangers_can_change_nothing(table: Table) -> None:
             game_id=table.game_id,
             seat_id=seat["seat_id"],
             code=table.join_code,
-            kind="ship",  # the content editor's routes (issue 33)
+            kind="ship",  # the content editor's routes
             item_id="frigate",
             campaign_id=uuid.uuid4(),  # a campaign's: only its GM, or a phone it knows
             ask_id=1,

@@ -96,7 +96,7 @@ def test_every_form_route_checks_the_origin(table: Table) -> None:
     posts = [p for p, methods in paths.items() if "post" in methods and not p.startswith("/api")]
     assert len(posts) >= 8
     for path in posts:
-        # The content editor's routes name a kind of content and an item (issue 33).
+        # The content editor's routes name a kind of content and an item.
         url = path.format(
             game_id=table.game_id,
             code=table.join_code,

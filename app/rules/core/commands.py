@@ -326,7 +326,7 @@ class SetSetting(Command):
 
 @dataclass(frozen=True)
 class SetDisplayLanguage(Command):
-    """The projector's language (issue 30): a locale code; the web layer words the screen."""
+    """The projector's language: a locale code; the web layer words the screen."""
 
     language: str
 
