@@ -142,8 +142,9 @@ def asyncpg_url(url: str) -> str:
 def load_or_create_secret_key(path: Path) -> str:
     """Read the key at path, creating it first if needed, so cookies survive a restart.
 
-    Several worker processes may start at once: the key is written to a private temporary file and
-    linked into place, which fails if another process won the race; everyone then reads the winner.
+    The server and a command line tool may start at once: the key is written to a private temporary
+    file and linked into place, which fails if another process won the race; both then read the
+    winner.
     """
     if path.exists():
         return path.read_text().strip()
