@@ -145,7 +145,7 @@ def enemies_of(view: View, ship_id: str) -> list[View]:
 
 def by_side(ships: list[View]) -> list[View]:
     """The players' ships first, then everyone else, each side in the scenario's order."""
-    return sorted(ships, key=lambda ship: ship["side"] != "players")
+    return sorted(ships, key=lambda ship: not ship["players_side"])
 
 
 def occupancy(view: View) -> dict[tuple[int, int], View]:

@@ -25,6 +25,7 @@ from .state import (
     health,
     manned,
     operational,
+    players_side,
     range_band,
     role_label,
     seat_station,
@@ -85,6 +86,7 @@ def _track(track: dict[str, Any]) -> View:
 
 def _ships(state: State) -> list[View]:
     ships = []
+    ours = players_side(state)
     for ship in ships_in_order(state):
         stations = []
         for st in stations_in_order(ship):
@@ -110,6 +112,7 @@ def _ships(state: State) -> list[View]:
                 "class_name": ship["class_name"],
                 "crew": ship["crew"],
                 "side": ship["side"],
+                "players_side": ship["side"] == ours,  # the side the players crew (G-SHIP-1)
                 "x": ship["x"],
                 "y": ship["y"],
                 "defence": ship["defence"],
@@ -126,19 +129,20 @@ def _ships(state: State) -> list[View]:
     return ships
 
 
-def _players(ship: dict[str, Any]) -> bool:
-    return bool(ship["side"] == "players" or ship["crew"] == "players")
+def _players(ship: dict[str, Any], side: str | None) -> bool:
+    return bool(ship["side"] == side or ship["crew"] == "players")
 
 
 def _distances(state: State) -> list[View]:
     """The distances the screens show, not every pair: from each players' ship to every other
     ship (the tables, a phone's contacts and targets, the GM's NPC orders against the players)."""
     ships = ships_in_order(state)
+    side = players_side(state)
     return [
         _distance(a, b)
         for i, a in enumerate(ships)
         for b in ships[i + 1 :]
-        if _players(a) or _players(b)
+        if _players(a, side) or _players(b, side)
     ]
 
 
@@ -266,8 +270,9 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
         return view
     ship, station = found
-    if not _players(ship):  # a seat kept from before NPC ships were closed to players
-        npc_ships = [s for s in ships_in_order(state) if s is not ship and not _players(s)]
+    side = players_side(state)
+    if not _players(ship, side):  # a seat kept from before NPC ships were closed to players
+        npc_ships = [s for s in ships_in_order(state) if s is not ship and not _players(s, side)]
         view["distances"] = [*view["distances"], *(_distance(ship, s) for s in npc_ships)]
     key = station_key(ship, station)
     order = state["orders"].get(key)
