@@ -276,7 +276,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "combat_end": COMBAT_END,
         "waiting": (
             "game.phase",
-            "ships.*.{id,crew,destroyed}",
+            "ships.*.{id,crew,destroyed,out}",
             "ships.*.stations.*.{id,manned,operational,role}",
             "ready",
         ),

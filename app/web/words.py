@@ -354,6 +354,8 @@ SENTENCES: dict[str, Sentence] = {
         "Your character is dead: the station is unmanned. Another crew member may take it."
     ),
     "down_ship_destroyed": N_("{ship} has been destroyed."),
+    "down_ship_fled": N_("{ship} has fled: its crew gives no more orders."),
+    "down_ship_surrendered": N_("{ship} has surrendered: its crew gives no more orders."),
     # --- Refusals (the id is the error code in lower case where one code has one sentence) ---
     "action_not_for_station": N_("{station} cannot do that. It can: {actions}."),
     "station_has_no_actions": N_("{station} cannot do that. It can do nothing."),

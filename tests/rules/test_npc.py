@@ -209,3 +209,38 @@ def test_m_npc_1_setting_a_crew_tells_only_the_gm() -> None:
         assert event_view(crew_set, viewer) is None
     told = event_view(crew_set, "gm")
     assert told is not None and told["secret"] == {"quality": "exceptional", "auto": True}
+
+
+# rule: M-NPC-2
+def test_m_npc_2_a_ship_that_arrives_mid_turn_orders_at_once_and_the_turn_does_not_wait() -> None:
+    state = run(skirmish(), c.SetSetting(name="close_when_all_ready", value=True))
+    for _ in range(3):  # turns 1 to 3; the scenario's cue brings the Scrap Hound in turn 4
+        state = run(state, c.StartTurn(seconds=0, now=NOW), c.CloseOrders(now=NOW))
+    state = run(state, c.StartTurn(seconds=0, now=NOW))
+    hound = next(s for s in state["ships"].values() if s["name"] == "Scrap Hound")
+    given = npc_orders(state, hound["id"])
+    assert sorted(given) == sorted(f"{hound['id']}/{st}" for st in hound["stations"])
+    assert all(o["by"] == "npc" for o in given.values())
+    # The players are the last to choose: their last pass reveals the turn, newcomer and all.
+    players = [
+        c.PassOrder(ship="kestrel", station=st, actor=GM) for st in ("pilot", "weapons", "comms")
+    ]
+    state = run(state, *players)
+    assert state["phase"] == "orders"
+    _, events = run_events(state, c.PassOrder(ship="kestrel", station="engineering", actor=GM))
+    one(events, "OrdersRevealed")
+
+
+# rule: M-NPC-2
+def test_m_npc_2_a_ship_the_gm_adds_or_restores_during_orders_orders_at_once() -> None:
+    state = started(skirmish())
+    state = run(
+        state, c.AddShip(ship_class="raider", name="Rust Bucket", side="raiders", x=14, y=2)
+    )
+    added = next(s["id"] for s in state["ships"].values() if s["name"] == "Rust Bucket")
+    assert len(npc_orders(state, added)) == 3
+    state = run(state, c.DestroyShip(ship="rustjaw"), c.CloseOrders(now=NOW))
+    state = run(state, c.StartTurn(seconds=0, now=NOW))
+    assert npc_orders(state, "rustjaw") == {}
+    state = run(state, c.RestoreShip(ship="rustjaw"))
+    assert len(npc_orders(state, "rustjaw")) == 3

@@ -75,6 +75,14 @@ def side_of_players(ships: Iterable[Ship]) -> str | None:
     return next((str(s["side"]) for s in in_order if s["crew"] == "players"), None)
 
 
+def out_of_the_fight(ship: Ship) -> str | None:
+    """Why a ship can no longer fight: destroyed, or fled or surrendered (the GM's call)."""
+    if ship["destroyed"]:
+        return "destroyed"
+    out: str | None = ship.get("out")
+    return out
+
+
 def station_key(ship: Ship, station: Station) -> str:
     return f"{ship['id']}/{station['id']}"
 

@@ -25,6 +25,7 @@ from .state import (
     health,
     manned,
     operational,
+    out_of_the_fight,
     players_side,
     range_band,
     role_label,
@@ -34,6 +35,12 @@ from .state import (
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
+# G-END-1: why a phone aboard a ship out of the fight gives no more orders.
+SHIP_OUT_DOWN = {
+    "destroyed": "down_ship_destroyed",
+    "fled": "down_ship_fled",
+    "surrendered": "down_ship_surrendered",
+}
 
 
 def ships_in_order(state: State) -> list[dict[str, Any]]:
@@ -292,8 +299,9 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             down = message("down_unconscious_others" if others else "down_unconscious")
         else:
             down = message("down_dead_others" if others else "down_dead")
-    if ship["destroyed"]:
-        down = message("down_ship_destroyed", ship=ship["name"])
+    out = out_of_the_fight(ship)
+    if out is not None:  # G-END-1: a ship out of the fight gives no more orders
+        down = message(SHIP_OUT_DOWN[out], ship=ship["name"])
     view["me"] = {
         "ship": ship["id"],
         "ship_name": ship["name"],
@@ -319,7 +327,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         # Whether the phone may give an order now: in Orders, from a ship still there, and from
         # a station that is not down but for Engineering's (G-DMG-7, G-DMG-8).
         "can_order": state["phase"] == "orders"
-        and not ship["destroyed"]
+        and out is None
         and (down is None or station["role"] == "engineering"),
         "allocation": allocation,
         # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now

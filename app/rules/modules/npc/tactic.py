@@ -25,6 +25,7 @@ from ...core.state import (
     get_ship,
     health,
     operational,
+    out_of_the_fight,
     reaching,
     zone_map,
 )
@@ -36,8 +37,14 @@ BASIC, PROFICIENT, TALENTED, EXCEPTIONAL = 1, 2, 3, 4
 
 
 def _enemies(state: State, ship: Ship) -> list[Ship]:
+    """Ships of other sides still in the fight: a crew does not chase a ship that fled, nor
+    shoot at one that surrendered (G-END-1)."""
     return sorted(
-        (s for s in state["ships"].values() if s["side"] != ship["side"] and not s["destroyed"]),
+        (
+            s
+            for s in state["ships"].values()
+            if s["side"] != ship["side"] and not out_of_the_fight(s)
+        ),
         key=lambda s: s["id"],
     )
 
@@ -234,6 +241,12 @@ def give_orders(ctx: Context, only: str | None = None) -> None:
         if fields is None:
             pass_order(ctx, PassOrder(ship=ship_id, station=station_id))
         state["orders"][key]["by"] = "npc"
+
+
+def give_arrival_orders(ctx: Context, ship: Ship) -> None:
+    """A ship that comes into a turn whose Orders are open (a second wave, say) chooses at once,
+    as every NPC ship did when they opened, so the turn never waits for it (M-NPC-2)."""
+    give_orders(ctx, only=ship["id"])
 
 
 @dataclass(frozen=True)
