@@ -367,7 +367,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                     "ships",
                     "ready-{0}",
                     (
-                        "{id,name,side,players_side,destroyed}",
+                        "{id,name,crew,side,players_side,destroyed,out}",
                         "stations.*.{id,label,role,manned,operational}",
                     ),
                     slices=("ready",),

@@ -321,3 +321,32 @@ def test_pages_and_scripts_are_sent_gzipped_to_phones(client: TestClient) -> Non
     script = client.get("/static/vendor/htmx.min.js", headers={"Accept-Encoding": "gzip"})
     assert page.headers.get("content-encoding") == "gzip"
     assert script.headers.get("content-encoding") == "gzip"
+
+
+def _panel(html: str, element_id: str) -> str:
+    """From the element with this id to the end of the section holding it."""
+    start = html.index(f'id="{element_id}"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_a_turn_waiting_for_npc_orders_says_so_and_the_room_sees_every_ship(
+    client: TestClient,
+) -> None:
+    game_id, code = new_game(client)
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    join(client, code, "kestrel/weapons", "Friedrich-Wilhelm von Hohenzollern-Sigma")
+    for command in ({"type": "SetModule", "module": "npc", "on": "false"}, {"type": "StartTurn"}):
+        given = client.post(f"/gm/{game_id}/command", data=command, headers=headers)
+        assert given.status_code == 204, given.text
+    waiting = _panel(client.get(f"/gm/{game_id}").text, "waiting")
+    assert "The turn waits for 3 NPC stations: only you can give their orders." in waiting
+    assert 'hx-post="npc-auto"' in waiting  # the one button that ends the wait
+    room = _panel(client.get(f"/display/{game_id}").text, "ready")
+    rustjaw = room[room.index('id="ready-rustjaw"') :]
+    assert "Rustjaw" in rustjaw and "… choosing" in rustjaw  # the NPC ship is on the list
+    assert client.post(f"/gm/{game_id}/npc-auto", headers=headers).status_code == 204
+    assert "NPC station" not in _panel(client.get(f"/gm/{game_id}").text, "waiting")
+    room = _panel(client.get(f"/display/{game_id}").text, "ready")
+    rustjaw = room[room.index('id="ready-rustjaw"') :]
+    assert "✓ ready" in rustjaw and "… choosing" not in rustjaw
