@@ -124,7 +124,7 @@ MAP = (
 
 def _combat_end(view: dict[str, Any]) -> bool:
     game = view["game"]
-    if view["combat_can_end"] or (game["phase"] == "downtime" and game["combat"]):
+    if view["combat_can_end"] or game["combat_over"]:
         return True
     return bool(view["viewer"]["role"] == "gm" and game["phase"] != "downtime")
 
@@ -132,13 +132,13 @@ def _combat_end(view: dict[str, Any]) -> bool:
 # G-END-1..3: who can no longer fight, the report once the combat is over, the GM's buttons.
 COMBAT_END = Panel(
     (
-        "game.{phase,combat}",
+        "game.{phase,combat,combat_over}",
         "combat_can_end",
         "viewer.role",
         "settings.orders_seconds",
         "ships.*.{id,name,destroyed,out}",
     ),
-    when=("game.{phase,combat}", "combat_can_end", "viewer.role"),
+    when=("game.{phase,combat_over}", "combat_can_end", "viewer.role"),
     shown=_combat_end,
 )
 
@@ -197,6 +197,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "me": (
             "me.{ship,station,role,label,name,character,hand_limit,health,boxes,damage,red,down}",
             "me.weapons",
+            "standing_by",
         ),
         "position": Panel(
             (

@@ -350,3 +350,46 @@ def test_a_turn_waiting_for_npc_orders_says_so_and_the_room_sees_every_ship(
     room = _panel(client.get(f"/display/{game_id}").text, "ready")
     rustjaw = room[room.index('id="ready-rustjaw"') :]
     assert "✓ ready" in rustjaw and "… choosing" not in rustjaw
+
+
+def _move_on(client: TestClient, game_id: str, headers: dict[str, str], scenario: str) -> None:
+    data = {"scenario": scenario, "command_id": scenario + "-move"}
+    moved = client.post(f"/gm/{game_id}/evening/next", data=data, headers=headers)
+    assert moved.status_code == 200 and "toast" not in moved.text, moved.text
+
+
+def test_moving_on_keeps_a_player_with_no_station_and_forgets_the_last_battle(
+    client: TestClient,
+) -> None:
+    lobby = client.get("/gm")
+    answer = client.post(
+        "/gm",
+        data={"scenario": "convoy", "seed": "7", "csrf": csrf_of(lobby.text)},
+        follow_redirects=False,
+    )
+    game_id = answer.headers["location"].rsplit("/", 1)[1]
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    code = re.search(r'class="d-code">(\w+)<', dashboard.text)
+    assert code is not None
+    name = "Friedrich-Wilhelm von Hohenzollern-Sigma"
+    join(client, code.group(1), "resolute/captain", name, "amara-lind")
+    for station in ("weapons", "engineering", "pilot", "comms"):  # the frigate's crew, by hand
+        seat = {"type": "SeatCrew", "ship": "kestrel", "station": station, "seat": station}
+        seat["name"] = station
+        given = client.post(f"/gm/{game_id}/command", data=seat, headers=headers)
+        assert given.is_success, given.text
+    for command in ({"type": "StartTurn"}, {"type": "EndCombat"}):
+        assert client.post(f"/gm/{game_id}/command", data=command, headers=headers).is_success
+    assert "Combat 1 is over." in client.get(f"/display/{game_id}").text
+    _move_on(client, game_id, headers, "skirmish")  # one frigate: no captain's station
+    phone = client.get(f"/play/{game_id}")
+    assert phone.status_code == 200
+    assert "This battle has no Captain station free for you." in phone.text
+    assert f"You stay on the table's roster as {name} with Dr Amara Lind" in phone.text
+    for page in (phone.text, client.get(f"/display/{game_id}").text):
+        assert "Combat 1 is over." not in page and "Convoy" not in page
+    _move_on(client, game_id, headers, "convoy")  # the captain's station again
+    phone = client.get(f"/play/{game_id}")
+    assert "table's roster" not in phone.text
+    assert f"{name} as Dr Amara Lind" in phone.text

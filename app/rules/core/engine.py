@@ -281,6 +281,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.AddShip: gm.add_ship,
     c.SeatCrew: gm.seat_crew,
     c.UnseatCrew: gm.unseat_crew,
+    c.LeaveRoster: evening.leave_roster,
     c.SendMessage: gm.send_message,
     c.SetRedAlert: gm.set_red_alert,
     c.PlaySound: gm.play_sound,

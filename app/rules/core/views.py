@@ -11,6 +11,7 @@ from typing import Any
 from ..content import RANGE_BANDS, ROLES
 from .combat import can_end
 from .crew import CHARACTERISTICS
+from .evening import standing_by
 from .gm import SOUND_DEFAULTS
 from .hooks import HOOKS
 from .messages import message, said, term
@@ -59,6 +60,9 @@ def _game(state: State) -> View:
         "scenario": state["scenario"],
         "turn": state["turn"],
         "combat": state["combat"],
+        # A combat of this battle is over: not one fought before the table moved on (E-EVENING-1).
+        "combat_over": state["phase"] == "downtime"
+        and state["combat"] > state.get("combats_before", 0),
         "phase": state["phase"],
         "phase_label": term("phase", state["phase"]),
         "deadline": state["deadline"],
@@ -268,13 +272,29 @@ def _character(state: State, character_id: str | None) -> View | None:
     }
 
 
+def _standing_by(state: State, seat: str) -> View | None:
+    """E-EVENING-1: a player this battle has no station for stays on the table's roster; their
+    phone says so, with the name and character they come back with."""
+    entry = standing_by(state, seat)
+    if entry is None:
+        return None
+    character = state["characters"].get(entry.get("character") or "")
+    return {
+        "name": entry["name"],
+        "character": character["name"] if character else None,
+        "role": term("station", entry["role"]),
+    }
+
+
 def station_view(state: State, seat: str, shared: View | None = None) -> View:
     view = _common(state, shared)
     view["viewer"] = {"role": "seat", "seat": seat}
+    view["standing_by"] = None
     found = seat_station(state, seat)
     if found is None:
         view["me"] = None
         view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
+        view["standing_by"] = _standing_by(state, seat)
         return view
     ship, station = found
     side = players_side(state)
