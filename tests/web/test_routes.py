@@ -383,6 +383,9 @@ def test_moving_on_keeps_a_player_with_no_station_and_forgets_the_last_battle(
         assert client.post(f"/gm/{game_id}/command", data=command, headers=headers).is_success
     assert "Combat 1 is over." in client.get(f"/display/{game_id}").text
     _move_on(client, game_id, headers, "skirmish")  # one frigate: no captain's station
+    evening = client.get(f"/gm/{game_id}/evening").text
+    assert "On the table's roster, with no station in this battle:" in evening
+    assert f"<b>{name}</b> (Captain)" in evening
     phone = client.get(f"/play/{game_id}")
     assert phone.status_code == 200
     assert "This battle has no Captain station free for you." in phone.text
