@@ -156,7 +156,7 @@ def test_exports_and_imports_need_the_organiser_key(client: TestClient) -> None:
 def test_an_import_names_every_problem_at_once_in_the_readers_language(
     client: TestClient, settings: Settings
 ) -> None:
-    """Issue 44: one answer names every problem of a file, not one per try, in German."""
+    """One answer names every problem of a file, not one per try, in German."""
     csrf = _open(client, settings)
     scenario = zone_scenario(ship_class="frigate")
     scenario["map"]["zones"][0]["touches"].append("nirgendwo")

@@ -567,7 +567,7 @@ def test_m_cues_6_bad_cue_data_is_refused_naming_the_file_and_field(
 
 # rule: M-CUES-6
 def test_m_cues_6_every_problem_of_a_scenario_is_named_at_once() -> None:
-    """Issue 44: a file is refused with all it gets wrong, not its first problem per try."""
+    """A file is refused with all it gets wrong, not its first problem per try."""
     cues = [
         cue("x", {"destroyed": "schakall"}, ALERT),
         cue("y", {"turn": 2}, {"sound": "gong"}, {"message": "Hi", "to": "nobody"}),
