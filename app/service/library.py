@@ -16,6 +16,7 @@ process until an item is saved (`library`).
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import unicodedata
@@ -519,19 +520,17 @@ async def restore(
 
 
 def copy_of(kind: str, data: Data, taken: set[str]) -> Data:
-    """A copy of an item to start from: a new id (and name) nothing has, and for a deck no
-    card prefix of the original's, so its cards get ids of their own."""
+    """A copy of an item to start from: a new id nothing has, the original's translations, and
+    for a deck no card prefix of the original's, so its cards get ids of their own."""
     base = str(data.get("id", kind))
     new_id = next(
         candidate
         for n in range(1, ITEMS_MAX + 2)
         if (candidate := f"{base}-copy" if n == 1 else f"{base}-copy-{n}") not in taken
     )
-    # Translations are looked up by the English words, which the copy is about to change.
-    copied = {key: value for key, value in data.items() if key not in ("prefix", "translations")}
+    # The translations come along: they name the same entries (by id, or by the same words).
+    copied = copy.deepcopy({key: value for key, value in data.items() if key != "prefix"})
     copied["id"] = new_id
-    # A number, not a word: the copy's name reads the same in every language until renamed.
-    copied["name"] = f"{str(data.get('name', base))[: NAME_MAX - 2]} 2"
     return copied
 
 

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
+from app.i18n import N_, SOURCE, translations
 from app.i18n_content import speaking_content, words_of
 from app.rules import display_view
 from app.rules.content import (
@@ -34,6 +35,7 @@ from app.rules.core.messages import message
 from app.service import ServiceError
 from app.service.library import (
     KINDS,
+    NAME_MAX,
     ContentProblems,
     check_item,
     copy_of,
@@ -62,7 +64,8 @@ from .deps import (
     organiser_key_matches,
     set_cookie,
 )
-from .editor_form import Data, apply_action, blank, data_from_form, loose
+from .editor_form import Data, apply_action, blank, data_from_form, loose, settle_ids
+from .editor_words import MODULE_WORDS, SAME_KIND, options
 from .fields import checked_name, whole_number
 from .render import render_template
 from .screen import error_page, page
@@ -112,15 +115,16 @@ async def home_page(
 ) -> HTMLResponse:
     """The home screen, with an import's problems (each naming its file and field) or count."""
     token = csrf_token(request)
-    html = render_template(
-        "editor.html",
-        csrf=token,
-        kinds=KINDS,
-        items=await items(session_factory),
-        author=author(request),
-        problems=problems.problems if problems else [],
-        imported=imported,
-    )
+    with speaking_content((await library(session_factory)).words):  # names as the lobby says them
+        html = render_template(
+            "editor.html",
+            csrf=token,
+            kinds=KINDS,
+            items=await items(session_factory),
+            author=author(request),
+            problems=problems.problems if problems else [],
+            imported=imported,
+        )
     return page(html, token, 400 if problems else 200)
 
 
@@ -208,19 +212,23 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
     except ContentError:  # the library no longer fits the shipped content: pick from that
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
+    used = _kinds_used(catalogue)
     return {
-        # The engine's own words as their ids: the template says them in the reader's language.
+        # The engine's own ids with their words (app/web/editor_words.py): the template says
+        # them in the reader's language.
         "roles": ROLES,
         "card_kinds": CARD_KINDS,
-        "systems": SYSTEMS,
+        "systems": options("systems", SYSTEMS),
         "bands": [b.id for b in RANGE_BANDS],
         # A weapon's kind is any id; the modules know some (M-WEAPONS), the ships use others.
-        "weapon_kinds": sorted(set(KIND_REACH) | _kinds_used(catalogue)),
-        "terrains": TERRAINS,
-        "crews": CREWS,
+        "weapon_kinds": options(
+            "weapon_kinds", sorted({SAME_KIND.get(k, k) for k in set(KIND_REACH) | used})
+        ),
+        "terrains": options("terrains", TERRAINS),
+        "crews": options("crews", CREWS),
         "qualities": QUALITIES,
-        "map_kinds": MAP_KINDS,
-        "modules": MODULES,
+        "map_kinds": options("map_kinds", MAP_KINDS),
+        "modules": [(m, *MODULE_WORDS.get(m, (m, ""))) for m in MODULES],
         "decks": [
             (d.id, d.name, d.role, len(d.cards))
             for d in sorted(catalogue.decks.values(), key=lambda d: (d.role, d.name))
@@ -277,13 +285,34 @@ async def new_item(
 ) -> Response:
     """A new item: a copy of a built-in or custom one, or a blank one to fill in."""
     kind = _kind(kind)
-    taken = {info.id for info in (await items(session_factory))[kind]}
+    taken = await _taken(session_factory, kind)
     if copy:
         original, _ = await item_data(session_factory, kind, copy)
-        data = copy_of(kind, original, taken)
+        data = copy_named(copy_of(kind, original, taken))
     else:
         data = blank(kind, taken)
-    return await _item_page(request, session_factory, kind, data, 0)
+    return await _item_page(request, session_factory, kind, settle_ids(kind, data, taken), 0)
+
+
+def copy_named(data: Data) -> Data:
+    """A copy's name says it is one, in the source's words and in each of its translations."""
+    if isinstance(data.get("name"), str):
+        data["name"] = copy_name(data["name"], SOURCE)
+    for language, words in (data.get("translations") or {}).items():
+        if isinstance(words, dict) and isinstance(words.get("name"), str):
+            words["name"] = copy_name(words["name"], language)
+    return data
+
+
+def copy_name(name: str, language: str) -> str:
+    pattern = translations(language).gettext(N_("%(name)s (copy)"))
+    room = NAME_MAX - len(pattern % {"name": ""})
+    return str(pattern % {"name": name[:room]})
+
+
+async def _taken(session_factory: SessionFactoryDep, kind: str) -> set[str]:
+    """The ids of a kind already in the library, built-in or custom."""
+    return {info.id for info in (await items(session_factory))[kind]}
 
 
 @router.get("/editor/{kind}/{item_id}", response_class=HTMLResponse)
@@ -316,11 +345,12 @@ async def item_form(
     form = await request.form()
     data = data_from_form((key, str(value)) for key, value in form.multi_items())
     version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
+    taken = await _taken(session_factory, kind) if version == 0 else None
     action = str(form.get("action", "save"))
     if action != "save":
-        return await _item_page(
-            request, session_factory, kind, apply_action(kind, data, action), version
-        )
+        changed = settle_ids(kind, apply_action(kind, settle_ids(kind, data, taken), action), taken)
+        return await _item_page(request, session_factory, kind, changed, version)
+    settle_ids(kind, data, taken)
     try:
         saved = await save_item(
             session_factory, kind, data, author(request), expected_version=version
@@ -342,6 +372,8 @@ async def preview(
     kind = _kind(kind)
     form = await request.form()
     data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    new = str(form.get("version", "0")) == "0"
+    settle_ids(kind, data, await _taken(session_factory, kind) if new else None)
     found = await library(session_factory)
     try:
         state = preview_state(kind, data, found.items)

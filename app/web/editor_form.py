@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from app.i18n import N_, gettext
+from app.i18n_content import TRANSLATABLE
 from app.nesting import NESTING_MAX, TooDeep, depth, loads_json
 from app.rules.core.messages import message
 from app.service import ServiceError
@@ -31,7 +34,10 @@ Data = dict[str, Any]
 _STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 # The form's own fields, and the command id static/js/app.js gives every htmx request.
 NOT_ITEM = frozenset({"csrf", "action", "version", "command_id"})
-ROWS_MAX = 200  # rows a form may name in one list: beyond any cap of the content
+ROWS_MAX = 200
+# A new scenario's two sides, named in the organiser's language.
+ALLIES = N_("Our side")
+ENEMIES = N_("Their side")  # rows a form may name in one list: beyond any cap of the content
 
 
 def _steps(path: str) -> list[str | int]:
@@ -135,15 +141,16 @@ def _row(kind: str, list_path: str, data: Data) -> Data:
     if list_path == "stations":
         return {"role": "weapons", "deck": "weapons", "track": {"boxes": 4, "red": []}}
     if list_path == "weapons":
-        return {"id": f"weapon-{n}", "name": f"Weapon {n}", "damage": 1, "max_range": "close"}
+        return {"name": gettext(N_("Weapon %(n)s")) % {"n": n}, "damage": 1, "max_range": "close"}
     if list_path in ("cards", "skill_cards"):
         card_kind = "any" if list_path == "skill_cards" else _card_kind(data.get("role"))
-        return {"name": f"Card {n}", "value": 1, "kind": card_kind, "effect": "…", "copies": 1}
+        name = gettext(N_("Card %(n)s")) % {"n": n}
+        return {"name": name, "value": 1, "kind": card_kind, "effect": "…", "copies": 1}
     if list_path == "map.zones":
         ids = [str(z.get("id")) for z in _at(data, "map.zones") or [] if isinstance(z, dict)]
         return {
             "id": fresh_id(f"zone-{n}", ids),
-            "name": f"Zone {n}",
+            "name": gettext(N_("Zone %(n)s")) % {"n": n},
             "terrain": "open",
             "x": min(10 + 18 * (count % 5), 100),
             "y": min(15 + 25 * (count // 5), 90),
@@ -153,12 +160,13 @@ def _row(kind: str, list_path: str, data: Data) -> Data:
     zones = _at(data, "map.zones") if _at(data, "map.kind") == "zones" else None
     ids = [str(s.get("id")) for s in _at(data, "ships") or [] if isinstance(s, dict)]
     where: Data = {"zone": zones[0].get("id", "")} if zones else {"x": n, "y": n}
+    sides = [s.get("side") for s in _at(data, "ships") or [] if isinstance(s, dict)]
     return {
         "id": fresh_id(f"ship-{n}", ids),
-        "name": f"Ship {n}",
+        "name": gettext(N_("Ship %(n)s")) % {"n": n},
         "ship_class": "frigate",
         "crew": "players",
-        "side": "players",
+        "side": next((s for s in sides if isinstance(s, str) and s), slug_of(gettext(ALLIES))),
         **where,
         "shields_active": False,
     }
@@ -222,7 +230,7 @@ def blank(kind: str, taken: Iterable[str]) -> Data:
     if kind == "ship":
         return {
             "id": new_id,
-            "name": "New ship class",
+            "name": gettext(N_("New ship class")),
             "hull_size": 10,
             "defence": 4,
             "systems": "normal",
@@ -234,33 +242,41 @@ def blank(kind: str, taken: Iterable[str]) -> Data:
             "weapons": [],
         }
     if kind == "deck":
-        card = {"name": "Card", "value": 1, "kind": "attack", "effect": "…", "copies": 6}
-        return {"id": new_id, "name": "New deck", "role": "weapons", "cards": [card]}
+        name = gettext(N_("Card %(n)s")) % {"n": 1}
+        card = {"name": name, "value": 1, "kind": "attack", "effect": "…", "copies": 6}
+        return {"id": new_id, "name": gettext(N_("New deck")), "role": "weapons", "cards": [card]}
     if kind == "character":
-        card = {"name": "Skill", "value": 2, "kind": "any", "effect": "…", "copies": 2}
+        card = {"name": gettext(N_("Skill")), "value": 2, "kind": "any", "effect": "…", "copies": 2}
         return {
             "id": new_id,
-            "name": "New character",
+            "name": gettext(N_("New character")),
             "strength": 8,
             "dexterity": 8,
             "endurance": 8,
             "skill_cards": [card],
         }
     zones = [
-        {"id": f"zone-{n}", "name": f"Zone {n}", "terrain": "open", "x": x, "y": 45, "touches": []}
+        {
+            "id": f"zone-{n}",
+            "name": gettext(N_("Zone %(n)s")) % {"n": n},
+            "terrain": "open",
+            "x": x,
+            "y": 45,
+            "touches": [],
+        }
         for n, x in ((1, 20), (2, 80))
     ]
     zones[0]["touches"], zones[1]["touches"] = ["zone-2"], ["zone-1"]
     data: Data = {
         "id": new_id,
-        "name": "New scenario",
-        "description": "A new battle.",
+        "name": gettext(N_("New scenario")),
+        "description": gettext(N_("A new battle.")),
         "map": {"kind": "zones", "zones": zones},
         "ships": [],
     }
     for side, zone, crew, ship_class in (
-        ("players", "zone-1", "players", "frigate"),
-        ("raiders", "zone-2", "npc", "raider"),
+        (slug_of(gettext(ALLIES)), "zone-1", "players", "frigate"),
+        (slug_of(gettext(ENEMIES)), "zone-2", "npc", "raider"),
     ):
         ship = _row(kind, "ships", data)
         data["ships"].append(
@@ -286,3 +302,149 @@ def loose(value: Any) -> Any:
     if isinstance(value, list):
         return [loose(item) for item in value]
     return value
+
+
+# --- Ids made from names --------------------------------------------------------------------------
+
+_SPELLED = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "Ä": "ae", "Ö": "oe", "Ü": "ue"}
+)
+ID_MAX = 60
+
+
+def slug_of(name: Any) -> str:
+    """An id from a name as typed: "Asteroidenfeld Süd" -> "asteroidenfeld-sued"."""
+    text = unicodedata.normalize("NFKD", str(name).translate(_SPELLED))
+    plain = "".join(char for char in text if not unicodedata.combining(char)).lower()
+    return re.sub(r"[^a-z0-9]+", "-", plain).strip("-")[:ID_MAX].strip("-")
+
+
+# Rows whose ids follow their names (the translations' key for them): a scenario refers to them
+# by id, so a changed id is changed wherever the scenario names it.
+NAMED_ROWS = {"map.zones": "zones", "ships": "ships", "cues": "cues"}
+# Where a scenario's cues name a ship (the trigger's keys) or a zone (an action's `zone` too).
+_SHIP_TRIGGERS = ("destroyed", "fled", "surrendered", "torpedo_strikes", "ship")
+_SHIP_ACTIONS = ("npc", "place")
+
+
+def settle_ids(kind: str, data: Data, taken: Iterable[str] | None) -> Data:
+    """Ids made for the organiser from the names they type: the item's own while it is new
+    (`taken`: the ids of its kind already in the library; None once it is saved), every zone's,
+    ship's and cue's always, and a new weapon's. Changed in place and returned."""
+    if taken is not None and isinstance(data.get("name"), str):
+        data["id"] = fresh_id(slug_of(data["name"]) or f"new-{kind}", taken)
+    for path, key in NAMED_ROWS.items():
+        rows = _at(data, path)
+        if not isinstance(rows, list):
+            continue
+        used: set[str] = set()
+        changed: dict[str, str] = {}
+        for number, row in enumerate(rows, 1):
+            if not isinstance(row, dict):
+                continue
+            new = fresh_id(slug_of(row.get("name", "")) or f"{key[:-1]}-{number}", used)
+            used.add(new)
+            old = row.get("id")
+            if isinstance(old, str) and old and old != new:
+                changed.setdefault(old, new)
+            row["id"] = new
+        if changed:
+            _follow(data, key, changed)
+    for ship in data.get("ships") or [] if kind == "scenario" else []:
+        if isinstance(ship, dict) and isinstance(ship.get("side"), str):
+            ship["side"] = slug_of(ship["side"]) or ship["side"]
+    zones = _at(data, "map.zones") if kind == "scenario" else None
+    if isinstance(zones, list):
+        _both_ways([z for z in zones if isinstance(z, dict)])
+    _prune_translations(kind, data)
+    found = data.get("weapons") if kind == "ship" else None
+    weapons: list[Any] = found if isinstance(found, list) else []
+    for number, row in enumerate(weapons, 1):
+        if isinstance(row, dict) and not row.get("id"):
+            ids = [str(w.get("id")) for w in weapons if isinstance(w, dict)]
+            row["id"] = fresh_id(slug_of(row.get("name", "")) or f"weapon-{number}", ids)
+    return data
+
+
+_TRANSLATED = {
+    "ship": "ship class",
+    "deck": "deck",
+    "character": "character",
+    "scenario": "scenario",
+}
+
+
+def _prune_translations(kind: str, data: Data) -> None:
+    """The translations of an entry the organiser took out (or renamed: cards are translated by
+    their words) go with it, rather than refuse the item."""
+    allowed = TRANSLATABLE.get(_TRANSLATED.get(kind, ""), {})
+    tables = data.get("translations")
+    for table in tables.values() if isinstance(tables, dict) else []:
+        if not isinstance(table, dict):
+            continue
+        for field, entries in allowed.items():
+            if entries is None or not isinstance(table.get(field), dict):
+                continue
+            rows = entries.of(data)
+            table[field] = {key: words for key, words in table[field].items() if key in rows}
+            if not table[field]:
+                del table[field]
+
+
+def _both_ways(zones: list[Data]) -> None:
+    """A link is set once, on either zone: touching goes both ways (G-ZONE-1), so each zone a
+    zone touches touches it too. The form offers each link on the first of its two zones."""
+    by_id = {z.get("id"): z for z in zones}
+    for zone in zones:
+        zone.setdefault("touches", [])
+    for zone in zones:
+        for other in zone.get("touches") or [] if isinstance(zone.get("touches"), list) else []:
+            found = by_id.get(other)
+            if found is None or found is zone:
+                continue
+            touches = found.setdefault("touches", [])
+            if isinstance(touches, list) and zone.get("id") not in touches:
+                touches.append(zone.get("id"))
+
+
+def _follow(data: Data, key: str, changed: dict[str, str]) -> None:
+    """Every place the scenario names a zone, ship or cue whose id changed, changed too."""
+
+    def swap(value: Any) -> Any:
+        return changed.get(value, value) if isinstance(value, str) else value
+
+    zones = _at(data, "map.zones") if key == "zones" else None
+    for zone in zones if isinstance(zones, list) else []:
+        if isinstance(zone, dict) and isinstance(zone.get("touches"), list):
+            zone["touches"] = [swap(t) for t in zone["touches"]]
+    for ship in data.get("ships") or [] if key == "zones" else []:
+        if isinstance(ship, dict) and "zone" in ship:
+            ship["zone"] = swap(ship["zone"])
+    for cue in data.get("cues") or []:
+        if not isinstance(cue, dict):
+            continue
+        trigger = cue.get("trigger")
+        if isinstance(trigger, dict):
+            names = {"zones": ("enters",), "ships": _SHIP_TRIGGERS}.get(key, ())
+            trigger.update({k: swap(v) for k, v in trigger.items() if k in names})
+        for action in cue.get("actions") or []:
+            if isinstance(action, dict):
+                _follow_action(action, key, swap)
+    for words in (data.get("translations") or {}).values():
+        table = words.get(key) if isinstance(words, dict) else None
+        if isinstance(table, dict):
+            words[key] = {swap(k): v for k, v in table.items()}
+
+
+def _follow_action(action: Data, key: str, swap: Any) -> None:
+    if key == "zones" and "zone" in action:
+        action["zone"] = swap(action["zone"])
+    elif key == "cues" and "fire" in action:
+        action["fire"] = swap(action["fire"])
+    elif key == "ships":
+        for name in _SHIP_ACTIONS:
+            if name in action:
+                action[name] = swap(action[name])
+        if isinstance(action.get("to"), str):
+            ship, slash, station = action["to"].partition("/")
+            action["to"] = f"{swap(ship)}{slash}{station}"

@@ -178,5 +178,8 @@ def test_an_import_names_every_problem_at_once_in_the_readers_language(
     assert page.status_code == 400
     said = unescape(page.text)
     assert "Auf der Karte gibt es keine Zone 'nirgendwo'" in said
+    # Each problem names its field as the form labels it, not by its path in the file.
+    assert "Zone 1 › Grenzt an (in beide Richtungen): Auf der Karte" in said
+    assert "map.zones" not in said and "touches[" not in said
     assert "In diesem Szenario gibt es kein Schiff 'schakall'" in said
     assert '"gong" ist keins von' in said

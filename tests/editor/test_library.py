@@ -134,6 +134,7 @@ async def test_every_text_problem_is_named_at_once(session_factory: Factory) -> 
 
 async def test_decks_are_capped_and_must_fill_a_stations_hand(session_factory: Factory) -> None:
     deck = copy_of("deck", builtin("deck", "comms"), set())
+    del deck["translations"]  # they name the cards this test replaces
     deck["cards"] = [{**deck["cards"][0], "copies": 20} for _ in range(CARDS_MAX // 20 + 1)]
     assert "at most" in await _refused(session_factory, "deck", deck, "cards")
     deck["cards"] = [{**deck["cards"][0], "copies": 1, "effect": "e" * (TEXT_MAX + 1)}]
