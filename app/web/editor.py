@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.content import load_catalogue
 from app.i18n import N_, SOURCE, translations
 from app.i18n_content import speaking_content, words_of
-from app.rules import display_view
+from app.rules import display_view, gm_view
 from app.rules.content import (
     CARD_KINDS,
     CREWS,
@@ -26,12 +26,14 @@ from app.rules.content import (
     QUALITIES,
     RANGE_BANDS,
     ROLES,
+    SOUNDS,
     SYSTEMS,
     Catalogue,
     ContentError,
 )
 from app.rules.content.zone_content import MAP_KINDS, TERRAINS
 from app.rules.core.messages import message
+from app.rules.modules.cues.cue_content import PHASES
 from app.service import ServiceError
 from app.service.library import (
     KINDS,
@@ -64,7 +66,18 @@ from .deps import (
     organiser_key_matches,
     set_cookie,
 )
-from .editor_form import Data, apply_action, blank, data_from_form, loose, settle_ids
+from .editor_form import (
+    ACTION_KINDS,
+    TRIGGER_KINDS,
+    Data,
+    apply_action,
+    blank,
+    cue_parts,
+    cues_from_form,
+    data_from_form,
+    loose,
+    settle_ids,
+)
 from .editor_words import MODULE_WORDS, SAME_KIND, options
 from .fields import checked_name, whole_number
 from .render import render_template
@@ -213,6 +226,11 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
     used = _kinds_used(catalogue)
+    ships = [
+        (str(s.get("id")), str(s.get("name")), str(s.get("ship_class")))
+        for s in data.get("ships") or []
+        if isinstance(s, dict)
+    ]
     return {
         # The engine's own ids with their words (app/web/editor_words.py): the template says
         # them in the reader's language.
@@ -242,7 +260,32 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
             for z in zones or []
             if isinstance(z, dict)
         ],
+        # A scenario's cues pick from its own ships, their stations and its other cues.
+        "triggers": options("triggers", TRIGGER_KINDS),
+        "actions": options("actions", ACTION_KINDS),
+        "phases": options("phases", PHASES),
+        "sounds": options("sounds", SOUNDS),
+        "scenario_ships": [(i, name, None, None) for i, name, _ in ships],
+        "scenario_cues": _named(data.get("cues")),
+        "recipients": [
+            ("all", N_("Every screen")),
+            *[(i, name, None, None) for i, name, _ in ships],
+            *[
+                (f"{i}/{station.id}", name, station.id, None)
+                for i, name, ship_class in ships
+                if ship_class in catalogue.ships
+                for station in catalogue.ships[ship_class].stations
+            ],
+        ],
     }
+
+
+def _named(rows: Any) -> list[tuple[str, str, None, None]]:
+    """A list's rows as a picker's options: (id, name)."""
+    found = rows if isinstance(rows, list) else []
+    return [
+        (str(r.get("id")), str(r.get("name")), None, None) for r in found if isinstance(r, dict)
+    ]
 
 
 def _kinds_used(catalogue: Catalogue) -> set[str]:
@@ -271,6 +314,7 @@ async def _item_page(
             problems=problems or [],
             saved=saved,
             choices=choices,
+            cues=loose(cue_parts(data)) if kind == "scenario" else [],
         )
     return page(html, token, 400 if problems else 200)
 
@@ -343,7 +387,7 @@ async def item_form(
     problem beside its field (nothing saved)."""
     kind = _kind(kind)
     form = await request.form()
-    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    data = cues_from_form(data_from_form((key, str(value)) for key, value in form.multi_items()))
     version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
     taken = await _taken(session_factory, kind) if version == 0 else None
     action = str(form.get("action", "save"))
@@ -371,7 +415,7 @@ async def preview(
     """The item as the screens will show it, or what keeps it from checking."""
     kind = _kind(kind)
     form = await request.form()
-    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    data = cues_from_form(data_from_form((key, str(value)) for key, value in form.multi_items()))
     new = str(form.get("version", "0")) == "0"
     settle_ids(kind, data, await _taken(session_factory, kind) if new else None)
     found = await library(session_factory)
@@ -382,9 +426,13 @@ async def preview(
         html = render_template("editor_preview.html", problems=refused.problems, kind=kind)
         return HTMLResponse(html)
     view = display_view(state) if state is not None else None
+    # A scenario's cues as the GM will read them: each trigger and what it does, in words.
+    cues = gm_view(state).get("cues", {}).get("list", []) if state is not None else []
     # The screens as they will show the item: the library's words, and the item's own.
     with speaking_content(words_of(found.items, {kind: {item.id: data}})):
-        html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
+        html = render_template(
+            "editor_preview.html", problems=[], kind=kind, view=view, item=item, cues=cues
+        )
     return HTMLResponse(html)
 
 

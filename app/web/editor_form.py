@@ -28,6 +28,8 @@ from app.i18n import N_, gettext
 from app.i18n_content import TRANSLATABLE
 from app.nesting import NESTING_MAX, TooDeep, depth, loads_json
 from app.rules.core.messages import message
+from app.rules.modules.cues.cue_content import ACTIONS as CUE_ACTIONS
+from app.rules.modules.cues.cue_content import TRIGGERS as CUE_TRIGGERS
 from app.service import ServiceError
 
 Data = dict[str, Any]
@@ -156,6 +158,11 @@ def _row(kind: str, list_path: str, data: Data) -> Data:
             "y": min(15 + 25 * (count // 5), 90),
             "touches": [],
         }
+    if list_path == "cues":
+        name = gettext(N_("Cue %(n)s")) % {"n": n}
+        return {"name": name, "trigger": {"gm": True}, "actions": [{"red_alert": True}]}
+    if list_path == "cues[].actions":
+        return {"sound": "alarm"}
     # A ship of the scenario: in the map's first zone, or on a square.
     zones = _at(data, "map.zones") if _at(data, "map.kind") == "zones" else None
     ids = [str(s.get("id")) for s in _at(data, "ships") or [] if isinstance(s, dict)]
@@ -194,24 +201,34 @@ def _at(data: Any, path: str) -> Any:
 
 
 def apply_action(kind: str, data: Data, action: str) -> Data:
-    """`add:<list>` appends a new row, `remove:<list>[<n>]` takes one out; the data is changed
-    in place and returned. Anything else leaves it as it is."""
+    """`add:<list>` appends a new row, `remove:<list>[<n>]` takes one out, `up:<list>[<n>]`
+    moves one a place up; the data is changed in place and returned. Anything else leaves it as
+    it is."""
     verb, _, path = action.partition(":")
-    if verb == "add" and path in ROWS:
+    if verb == "add" and _pattern(path) in ROWS:
         rows = _at(data, path)
         if not isinstance(rows, list):
             rows = []
             _put(data, _steps(path), rows, path)
         if len(rows) < ROWS_MAX:
-            rows.append(_row(kind, path, data))
-    elif verb == "remove" and (found := re.fullmatch(r"(.+)\[(\d+)\]", path)):
+            rows.append(_row(kind, _pattern(path), data))
+    elif verb in ("remove", "up") and (found := re.fullmatch(r"(.+)\[(\d+)\]", path)):
         rows = _at(data, found.group(1))
         index = int(found.group(2))
-        if found.group(1) in ROWS and isinstance(rows, list) and index < len(rows):
+        if _pattern(found.group(1)) in ROWS and isinstance(rows, list) and index < len(rows):
+            if verb == "up":
+                if index > 0:
+                    rows[index - 1], rows[index] = rows[index], rows[index - 1]
+                return data
             removed = rows.pop(index)
             if found.group(1) == "map.zones" and isinstance(removed, dict):
                 _untouch(rows, removed.get("id"))
     return data
+
+
+def _pattern(path: str) -> str:
+    """A list's path with its rows' numbers taken out: `cues[2].actions` -> `cues[].actions`."""
+    return re.sub(r"\[\d+\]", "[]", path)
 
 
 def _untouch(zones: list[Any], zone_id: Any) -> None:
@@ -221,7 +238,16 @@ def _untouch(zones: list[Any], zone_id: Any) -> None:
             zone["touches"] = [t for t in zone["touches"] if t != zone_id]
 
 
-ROWS = ("stations", "weapons", "cards", "skill_cards", "ships", "map.zones")
+ROWS = (
+    "stations",
+    "weapons",
+    "cards",
+    "skill_cards",
+    "ships",
+    "map.zones",
+    "cues",
+    "cues[].actions",
+)
 
 
 def blank(kind: str, taken: Iterable[str]) -> Data:
@@ -448,3 +474,123 @@ def _follow_action(action: Data, key: str, swap: Any) -> None:
         if isinstance(action.get("to"), str):
             ship, slash, station = action["to"].partition("/")
             action["to"] = f"{swap(ship)}{slash}{station}"
+
+
+# --- Cues in the form -----------------------------------------------------------------------------
+# The form gives each cue's trigger and each action as a kind, a value and the kind's other fields
+# (`cues[0].trigger.kind = "turn"`, `cues[0].trigger.value|int = 3`); the file writes the kind as
+# the key (`trigger = { turn = 3 }`). `was` is the kind the form showed: a kind chosen anew starts
+# from a value that fits it, rather than the old kind's.
+
+TRIGGER_KINDS = tuple(CUE_TRIGGERS)
+ACTION_KINDS = tuple(CUE_ACTIONS)
+_TRUE_KINDS = ("gm", "prop", "end_combat")
+
+
+def cue_parts(data: Data) -> list[Data]:
+    """Each cue of the scenario as the form shows it: the trigger's and each action's kind and
+    value apart from its other fields."""
+    shown: list[Data] = []
+    for cue in data.get("cues") or []:
+        if not isinstance(cue, dict):
+            continue
+        found = cue.get("trigger")
+        trigger: Data = found if isinstance(found, dict) else {}
+        kind = next((k for k in TRIGGER_KINDS if k in trigger and k != "ship"), "")
+        actions = []
+        for action in cue.get("actions") or []:
+            if isinstance(action, dict):
+                done = next((k for k in ACTION_KINDS if k in action), "")
+                actions.append({**action, "kind": done, "value": action.get(done)})
+        shown.append(
+            {
+                **cue,
+                "trigger": {**trigger, "kind": kind, "value": trigger.get(kind)},
+                "actions": actions,
+            }
+        )
+    return shown
+
+
+def cues_from_form(data: Data) -> Data:
+    """The cues as the file writes them, from the form's kinds and values. Changed in place."""
+    cues = data.get("cues")
+    for cue in cues if isinstance(cues, list) else []:
+        if not isinstance(cue, dict):
+            continue
+        trigger = cue.get("trigger")
+        if isinstance(trigger, dict) and "kind" in trigger:
+            cue["trigger"] = _keyed(trigger, _trigger_start(str(trigger["kind"]), data))
+        if "every" in cue["trigger"] and cue.get("repeat") is False:
+            del cue["repeat"]  # a cue every few turns repeats: the box has nothing to say
+        actions = cue.get("actions")
+        if isinstance(actions, list):
+            cue["actions"] = [
+                _keyed(a, _action_start(str(a["kind"]), data))
+                if isinstance(a, dict) and "kind" in a
+                else a
+                for a in actions
+            ]
+    return data
+
+
+def _keyed(part: Data, start: Data) -> Data:
+    kind = str(part.pop("kind"))
+    was = part.pop("was", kind)
+    value = part.pop("value", None)
+    if was != kind or kind not in start:  # a kind chosen anew
+        return start
+    if kind in _TRUE_KINDS:
+        value = True
+    return {kind: value, **part} if value is not None else {kind: "", **part}
+
+
+def _first(data: Data, path: str, default: str = "") -> str:
+    rows = _at(data, path)
+    ids = [str(row.get("id")) for row in rows or [] if isinstance(row, dict)]
+    return ids[0] if ids else default
+
+
+def _trigger_start(kind: str, data: Data) -> Data:
+    """A new trigger of a kind, filled in so it checks where it can."""
+    ship, zone = _first(data, "ships"), _first(data, "map.zones")
+    starts: dict[str, Data] = {
+        "turn": {"turn": 2},
+        "every": {"every": 2},
+        "phase": {"phase": "orders"},
+        "hull_at_most": {"hull_at_most": 3, "ship": ship},
+        "destroyed": {"destroyed": ship},
+        "fled": {"fled": ship},
+        "surrendered": {"surrendered": ship},
+        "torpedo_strikes": {"torpedo_strikes": "any"},
+        "enters": {"enters": zone},
+        "gm": {"gm": True},
+        "prop": {"prop": True},
+    }
+    return starts.get(kind, {"gm": True})
+
+
+def _action_start(kind: str, data: Data) -> Data:
+    """A new action of a kind, filled in so it checks where it can."""
+    ship, zone = _first(data, "ships"), _first(data, "map.zones")
+    ships = [s for s in data.get("ships") or [] if isinstance(s, dict)]
+    npc = next((str(s.get("id")) for s in ships if s.get("crew") == "npc"), ship)
+    sides = [str(s.get("side")) for s in ships]
+    where: Data = {"zone": zone} if zone and _at(data, "map.kind") == "zones" else {"x": 0, "y": 0}
+    starts: dict[str, Data] = {
+        "message": {"message": gettext(N_("A message to the crews.")), "to": "all"},
+        "red_alert": {"red_alert": True},
+        "add_ship": {
+            "add_ship": "raider",
+            "name": gettext(N_("Newcomer")),
+            "side": sides[-1] if sides else "",
+            **where,
+            "crew": "npc",
+        },
+        "npc": {"npc": npc, "auto": True},
+        "place": {"place": ship, "zone": zone},
+        "end_combat": {"end_combat": True},
+        "fire": {"fire": _first(data, "cues")},
+        "sound": {"sound": "alarm"},
+    }
+    return starts.get(kind, {"red_alert": True})

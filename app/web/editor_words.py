@@ -81,6 +81,11 @@ FIELDS: dict[str, str] = {
     "ships[].y": N_("Square down"),
     "ships[].shields_active": N_("Shields up at the start"),
     "cues": N_("Cues"),
+    "cues[].id": N_("Name"),
+    "cues[].name": N_("Name"),
+    "cues[].repeat": N_("Fires again each time"),
+    "cues[].trigger": N_("When"),
+    "cues[].actions": N_("What happens"),
     "translations": N_("Translations"),
     # Where no field can be named: the file as a whole
     "(syntax)": N_("The file"),
@@ -120,9 +125,12 @@ def field_words(path: str) -> str:
             parts.append(spoken(ROWS[pattern]) % {"n": int(index) + 1})
             pattern += "[]"
             last_named = pattern
-    if pattern == last_named and parts:
-        return " › ".join(parts)  # the row itself
     rest = pattern.removeprefix(last_named + ".") if last_named else pattern
+    # A part inside a labelled field (a cue's trigger's keys) is named by that field.
+    while pattern not in FIELDS and "." in pattern and pattern != last_named:
+        pattern = pattern.rpartition(".")[0]
+    if pattern == last_named and parts:
+        return " › ".join(parts)  # the row itself, or a part of it the form has no label for
     parts.append(spoken(FIELDS[pattern]) if pattern in FIELDS else rest)
     return " › ".join(parts)
 
@@ -152,6 +160,48 @@ OPTIONS: dict[str, dict[str, str]] = {
         "torpedo": N_("Torpedo launcher (magazine, long reach)"),
     },
 }
+OPTIONS.update(
+    {
+        "triggers": {
+            "turn": N_("At the start of a turn"),
+            "every": N_("Every few turns"),
+            "phase": N_("As a phase begins"),
+            "hull_at_most": N_("When a ship's Hull is down to"),
+            "destroyed": N_("When a ship is destroyed"),
+            "fled": N_("When a ship has fled"),
+            "surrendered": N_("When a ship has surrendered"),
+            "torpedo_strikes": N_("When a torpedo strikes"),
+            "enters": N_("When a ship enters a zone"),
+            "gm": N_("Only when the GM fires it"),
+            "prop": N_("When a prop signals it"),
+        },
+        "actions": {
+            "message": N_("Send a message"),
+            "red_alert": N_("Red alert"),
+            "add_ship": N_("Bring in a ship"),
+            "npc": N_("Change an NPC crew"),
+            "place": N_("Move a ship to a zone"),
+            "end_combat": N_("End the combat"),
+            "fire": N_("Fire another cue"),
+            "sound": N_("Play a sound"),
+        },
+        "phases": {
+            "orders": N_("Orders"),
+            "allocation": N_("Damage allocation"),
+            "turn_end": N_("End of turn"),
+            "downtime": N_("Downtime"),
+        },
+        "sounds": {
+            "alarm": N_("Alarm"),
+            "chime": N_("Chime"),
+            "red-alert": N_("Red alert"),
+            "hit-players": N_("Hit on our side"),
+            "hit-enemy": N_("Hit on the enemy"),
+            "destroyed": N_("Ship destroyed"),
+            "turn-start": N_("Turn's start"),
+        },
+    }
+)
 # The modules a scenario switches on, each with a line on what it does.
 MODULE_WORDS: dict[str, tuple[str, str]] = {
     "weapons": (
