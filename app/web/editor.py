@@ -77,6 +77,8 @@ from .editor_form import (
     data_from_form,
     loose,
     settle_ids,
+    translations_from_form,
+    translations_shown,
 )
 from .editor_words import MODULE_WORDS, SAME_KIND, options
 from .fields import checked_name, whole_number
@@ -209,6 +211,12 @@ async def import_files(
     return await home_page(request, session_factory, imported=len(changes))
 
 
+def _form_data(kind: str, pairs: list[tuple[str, str]]) -> Data:
+    """The item a form describes: its fields, its cues as the file writes them, and the
+    translations typed beside its fields."""
+    return translations_from_form(kind, cues_from_form(data_from_form(pairs)), pairs)
+
+
 def _kind(kind: str) -> str:
     if kind not in KINDS:
         raise ServiceError("NO_SUCH_CONTENT", message("content_kind_unknown", kind=kind), 404)
@@ -315,6 +323,7 @@ async def _item_page(
             saved=saved,
             choices=choices,
             cues=loose(cue_parts(data)) if kind == "scenario" else [],
+            tr=translations_shown(kind, data),
         )
     return page(html, token, 400 if problems else 200)
 
@@ -387,7 +396,7 @@ async def item_form(
     problem beside its field (nothing saved)."""
     kind = _kind(kind)
     form = await request.form()
-    data = cues_from_form(data_from_form((key, str(value)) for key, value in form.multi_items()))
+    data = _form_data(kind, [(key, str(value)) for key, value in form.multi_items()])
     version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
     taken = await _taken(session_factory, kind) if version == 0 else None
     action = str(form.get("action", "save"))
@@ -415,7 +424,7 @@ async def preview(
     """The item as the screens will show it, or what keeps it from checking."""
     kind = _kind(kind)
     form = await request.form()
-    data = cues_from_form(data_from_form((key, str(value)) for key, value in form.multi_items()))
+    data = _form_data(kind, [(key, str(value)) for key, value in form.multi_items()])
     new = str(form.get("version", "0")) == "0"
     settle_ids(kind, data, await _taken(session_factory, kind) if new else None)
     found = await library(session_factory)

@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from app.i18n import N_, gettext
+from app.i18n import LANGUAGES, N_, SOURCE, gettext
 from app.i18n_content import TRANSLATABLE
 from app.nesting import NESTING_MAX, TooDeep, depth, loads_json
 from app.rules.core.messages import message
@@ -594,3 +594,68 @@ def _action_start(kind: str, data: Data) -> Data:
         "sound": {"sound": "alarm"},
     }
     return starts.get(kind, {"red_alert": True})
+
+
+# --- Translations beside the fields ---------------------------------------------------------------
+# Each translatable field has an input per language beside it, named `_tr.<language>.<path>`
+# (`_tr.de.name`, `_tr.de.weapons[1].name`): the file keeps them under `[translations]`, by the
+# entry's id (or, for cards, its words), which the form reads from the row as it is sent.
+
+TRANSLATED_LANGUAGES = tuple(code for code in LANGUAGES if code != SOURCE)
+_TR = re.compile(r"_tr\.([A-Za-z_]+)\.(.+)")
+
+
+def _translatable(kind: str) -> dict[str, Any]:
+    return dict(TRANSLATABLE.get(_TRANSLATED.get(kind, ""), {}))
+
+
+def translations_from_form(kind: str, data: Data, pairs: Iterable[tuple[str, str]]) -> Data:
+    """The item's translations as typed beside its fields; none typed, none kept."""
+    allowed = _translatable(kind)
+    found: Data = {}
+    for key, value in pairs:
+        match = _TR.fullmatch(key)
+        if match is None or not value.strip() or match[1] not in TRANSLATED_LANGUAGES:
+            continue
+        language, path = match.groups()
+        words = found.setdefault(language, {})
+        if path in allowed and allowed[path] is None:
+            words[path] = value
+            continue
+        for field, entries in allowed.items():
+            at = ".".join(entries.path) if entries is not None else ""
+            row_of = re.fullmatch(re.escape(at) + r"\[(\d+)\]\.(\w+)", path) if at else None
+            row = _at(data, f"{at}[{row_of[1]}]") if row_of else None
+            if row_of and isinstance(row, dict) and row.get(entries.key):
+                entry = words.setdefault(field, {}).setdefault(str(row[entries.key]), {})
+                entry[row_of[2]] = value
+    kept = {language: words for language, words in found.items() if words}
+    if kept:
+        data["translations"] = kept
+    else:
+        data.pop("translations", None)
+    return data
+
+
+def translations_shown(kind: str, data: Data) -> dict[str, dict[str, str]]:
+    """{language: {form path: translation}}: what the inputs beside the fields show."""
+    allowed = _translatable(kind)
+    shown: dict[str, dict[str, str]] = {}
+    tables = data.get("translations")
+    for language in TRANSLATED_LANGUAGES:
+        words = tables.get(language) if isinstance(tables, dict) else None
+        words = words if isinstance(words, dict) else {}
+        here = shown.setdefault(language, {})
+        for field, entries in allowed.items():
+            if entries is None:
+                if isinstance(words.get(field), str):
+                    here[field] = words[field]
+                continue
+            found = words.get(field)
+            table: Data = found if isinstance(found, dict) else {}
+            at = ".".join(entries.path)
+            for index, row in enumerate(_at(data, at) or []):
+                said = table.get(str(row.get(entries.key))) if isinstance(row, dict) else None
+                for name, text in (said or {}).items():
+                    here[f"{at}[{index}].{name}"] = str(text)
+    return shown

@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 
+from .test_screens import _form, _post, _set
+
 GERMAN = {"Accept": "text/html", "Accept-Language": "de"}
 
 
@@ -68,6 +70,25 @@ def test_a_copy_is_named_as_one_and_keeps_the_translations(
 ) -> None:
     page = unescape(_german(client, settings, "/editor/ship/new?copy=frigate"))
     assert 'name="name" value="Kestrel-class Frigate (copy)"' in page
-    # The translations come along, the name's saying it is a copy in its own language.
-    assert '"name": "Fregatte der Kestrel-Klasse (Kopie)"' in page
-    assert '"pdc": {"name": "Punktabwehrkanonen"}' in page
+    # The translations come along, each beside its field, the name's saying it is a copy in
+    # its own language.
+    assert 'name="_tr.de.name" value="Fregatte der Kestrel-Klasse (Kopie)"' in page
+    assert 'name="_tr.de.weapons[0].name" value="Punktabwehrkanonen"' in page
+
+
+def test_translations_are_edited_beside_their_fields(
+    client: TestClient, settings: Settings
+) -> None:
+    page = _german(client, settings, "/editor/deck/new?copy=pilot")
+    fields = _form(page)
+    first = next(v for k, v in fields if k == "cards[0].name")
+    # A card renamed keeps its translation (cards are translated by their words); another
+    # translation typed in is kept too.
+    fields = _set(fields, "cards[0].name", f"{first} II")
+    fields = _set(fields, "_tr.de.name", "Steuerdeck der Gunboat")
+    saved = _post(client, "/editor/deck/form", [*fields, ("action", "save")])
+    assert saved.status_code == 303, unescape(saved.text)
+    again = unescape(client.get(saved.headers["location"], headers=GERMAN).text)
+    assert 'name="_tr.de.name" value="Steuerdeck der Gunboat"' in again
+    original = next(v for k, v in _form(page) if k == "_tr.de.cards[0].name")
+    assert f'name="_tr.de.cards[0].name" value="{original}"' in again
