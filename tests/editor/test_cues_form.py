@@ -108,4 +108,6 @@ def test_a_cue_is_checked_as_the_loader_checks_it(client: TestClient, settings: 
     refused = _post(client, "/editor/scenario/form", [*fields, ("action", "save")], **GERMAN)
     assert refused.status_code == 400
     said = unescape(refused.text)
-    assert "Cue 1 › Was geschieht</a>: Dieser Cue löst sich im Kreis selbst aus" in said
+    assert (
+        "Cue 1 › Was geschieht</a>: Dieser Cue löst sich im Kreis selbst aus: Cue 1, Cue 1" in said
+    )

@@ -546,7 +546,7 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
         ),
         (cue("x", {"gm": True}, {"fire": "y"}), "cues[0].actions[0].fire", "no cue 'y'"),
         (cue("x", {"gm": True}, {"sound": "kazoo"}), "cues[0].actions[0].sound", "kazoo"),
-        (cue("x", {"gm": True}, {"fire": "x"}), "cues[0].actions", "loop: x, x"),
+        (cue("x", {"gm": True}, {"fire": "x"}), "cues[0].actions", "loop: X, X"),
         (
             cue("x", {"gm": True}, {"npc": "kestrel", "auto": True}),
             "cues[0].actions[0].npc",
@@ -597,7 +597,7 @@ def test_m_cues_6_cues_that_fire_each_other_in_a_ring_are_refused() -> None:
     ring.append(cue("c", {"turn": 3}, {"fire": "a"}))
     with pytest.raises(ContentError) as caught:
         scenario_with("skirmish", *ring)
-    assert "loop: a, b, c, a" in sentence(caught.value.message)
+    assert "loop: A, B, C, A" in sentence(caught.value.message)  # by their names
 
 
 # rule: M-CUES-6

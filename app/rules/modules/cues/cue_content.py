@@ -261,10 +261,12 @@ def _check_new_ships(read: list[tuple[Table, Cue]], placed: Placed, ships_max: i
 def _check_loops(read: list[tuple[Table, Cue]]) -> None:
     """A cue that fires itself, directly or through others, would never end."""
     fires = {cue.id: [a["cue"] for a in cue.actions if a["type"] == "FireCue"] for _, cue in read}
+    names = {cue.id: cue.name for _, cue in read}
     for entry, cue in read:
         path = _cycle(cue.id, fires, [])
-        if path:
-            entry.report("actions", message("content_cue_loop", cues=path))
+        if path:  # said by the cues' names, as the organiser knows them
+            loop = [names.get(one, one) for one in path]
+            entry.report("actions", message("content_cue_loop", cues=loop))
         if cue.repeat and cue.trigger["kind"] == "enters":
             for action in cue.actions:
                 if action["type"] == "PlaceInZone" and action["zone"] == cue.trigger["zone"]:
