@@ -234,11 +234,12 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
     used = _kinds_used(catalogue)
-    ships = [
-        (str(s.get("id")), str(s.get("name")), str(s.get("ship_class")))
-        for s in data.get("ships") or []
-        if isinstance(s, dict)
-    ]
+    rows = (
+        [s for s in data["ships"] if isinstance(s, dict)]
+        if isinstance(data.get("ships"), list)
+        else []
+    )
+    ships = [(str(s.get("id")), str(s.get("name")), str(s.get("ship_class"))) for s in rows]
     return {
         # The engine's own ids with their words (app/web/editor_words.py): the template says
         # them in the reader's language.
@@ -284,6 +285,11 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
                 if ship_class in catalogue.ships
                 for station in catalogue.ships[ship_class].stations
             ],
+        ],
+        # The sides the scenario's ships stand on, for the players' side (G-SHIP-1).
+        "sides": [
+            (side, side, None, None)
+            for side in dict.fromkeys(str(s["side"]) for s in rows if s.get("side"))
         ],
     }
 

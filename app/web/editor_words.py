@@ -69,6 +69,7 @@ FIELDS: dict[str, str] = {
     "map.zones[].x": N_("Across (0-100)"),
     "map.zones[].y": N_("Down (0-90)"),
     "map.zones[].touches": N_("Touches (both ways)"),
+    "players_side": N_("Players' side (every screen draws its ships as the players')"),
     "ships": N_("Ships"),
     "ships[].id": N_("Id"),
     "ships[].name": N_("Name"),

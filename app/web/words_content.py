@@ -61,6 +61,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_too_few_ships": N_("A battle needs at least two ships; this one has {count}."),
     "content_too_many_ships": N_("A battle holds at most {most} ships; this one has {count}."),
     "content_one_side": N_("All ships are on one side: a battle needs at least two sides."),
+    "content_no_such_side": N_("No ship stands on the side '{side}'; the sides here: {known}."),
     "content_off_the_map": N_("{value} is off the map: from 0 to {most}."),
     "content_unknown_ship_class": N_("There is no ship class '{ship_class}'; known: {known}."),
     "content_no_shields_to_raise": N_("{ship_class} has no shields to raise."),

@@ -205,6 +205,8 @@ class Scenario:
     settings: ScenarioSettings
     source: str
     zone_map: ZoneMap | None = None  # None: the grid of G-MAP-1
+    # The side the players crew, as the scenario names it; None: the engine finds it (G-SHIP-1).
+    players_side: str | None = None
     # What each switchable module's own tables of this scenario hold, by key (SECTIONS).
     sections: Mapping[str, Any] = field(default_factory=dict)
 
@@ -459,7 +461,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         data,
         source,
         required=("id", "name", "description", "ships"),
-        optional=("modules", "settings", "map", *SECTIONS),
+        optional=("modules", "settings", "map", "players_side", *SECTIONS),
     )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
@@ -507,8 +509,13 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     if len(ships) > SHIPS_MAX:
         sheet.report("ships", message("content_too_many_ships", most=SHIPS_MAX, count=len(ships)))
     _unique_ids(sheet, "ships", [s.id for s in ships])
-    if len(ships) >= 2 and len({s.side for s in ships}) < 2:
+    sides = {s.side for s in ships}
+    if len(ships) >= 2 and len(sides) < 2:
         sheet.report("ships", message("content_one_side"))
+    players_side = sheet.slug("players_side") if sheet.has("players_side") else None
+    if players_side is not None and sides and players_side not in sides:
+        no_side = message("content_no_such_side", side=players_side, known=sorted(sides))
+        sheet.report("players_side", no_side)
     placed = Placed(
         {s.id: s.crew for s in ships},
         frozenset(s.name for s in ships),
@@ -529,8 +536,9 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         frozenset(modules),
         settings,
         source,
-        zone_map,
-        sections,
+        zone_map=zone_map,
+        players_side=players_side,
+        sections=sections,
     )
 
 
