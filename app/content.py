@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -20,6 +21,7 @@ from app.rules.content import (
     parse_scenario,
     parse_ship_class,
 )
+from app.rules.core.messages import message
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -122,7 +124,20 @@ def _read_toml(path: Path, base: Path) -> tuple[dict[str, Any], str]:
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle), name
-    except tomllib.TOMLDecodeError as error:
-        raise ContentError(name, "(syntax)", str(error)) from error
-    except UnicodeDecodeError as error:
-        raise ContentError(name, "(syntax)", f"not UTF-8 text: {error}") from error
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise unreadable(name, error) from error
+
+
+_AT = re.compile(r"line (\d+), column (\d+)")
+
+
+def unreadable(name: str, error: ValueError) -> ContentError:
+    """A file that is not TOML (or not UTF-8 text), with where the reading stopped: tomllib says
+    why in English only, so the line and column are what the reader is told."""
+    if isinstance(error, UnicodeDecodeError):
+        return ContentError(name, "(syntax)", message("content_not_utf8", at=error.start))
+    found = _AT.search(str(error))
+    if found is None:  # tomllib's "at end of document"
+        return ContentError(name, "(syntax)", message("content_not_toml_at_end"))
+    at = message("content_not_toml", line=int(found[1]), column=int(found[2]))
+    return ContentError(name, "(syntax)", at)

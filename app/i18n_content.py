@@ -40,6 +40,8 @@ from app.rules.content import (
     parse_scenario,
     parse_ship_class,
 )
+from app.rules.content.checks import Problems
+from app.rules.core.messages import message
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 MAX_TEXT = 500
@@ -87,7 +89,7 @@ KINDS: dict[Callable[..., Any], str] = {
 
 def without_translations(data: dict[str, Any], source: str, kind: str) -> dict[str, Any]:
     """The file's content for the engine's parser, its translations checked and taken out.
-    Raises ContentError naming the file and the field."""
+    Raises ContentError naming the file and the field (ContentErrors: every one)."""
     if "translations" not in data:
         return data
     translations_of(data, source, kind)
@@ -95,64 +97,83 @@ def without_translations(data: dict[str, Any], source: str, kind: str) -> dict[s
 
 
 def translations_of(data: Mapping[str, Any], source: str, kind: str) -> dict[str, dict[str, str]]:
-    """{language: {English text: its translation}} of one file, checked."""
+    """{language: {English text: its translation}} of one file, checked: raises every problem
+    found at once."""
+    problems = Problems()
     tables = data.get("translations", {})
     if not isinstance(tables, Mapping):
-        raise ContentError(source, "translations", "must be a table of languages")
+        raise ContentError(source, "translations", message("content_translations_not_table"))
     found: dict[str, dict[str, str]] = {}
     for lang, table in tables.items():
         where = f"translations.{lang}"
         if lang not in LANGUAGES or lang == SOURCE:
-            offered = ", ".join(code for code in LANGUAGES if code != SOURCE)
-            raise ContentError(source, where, f"unknown language {lang!r}; offered: {offered}")
-        if not isinstance(table, Mapping):
-            raise ContentError(source, where, "must be a table")
-        found[lang] = _words(data, table, source, where, TRANSLATABLE[kind])
+            offered = [code for code in LANGUAGES if code != SOURCE]
+            unknown = message("content_unknown_language", language=str(lang), known=offered)
+            problems.add(ContentError(source, where, unknown))
+        elif not isinstance(table, Mapping):
+            problems.add(ContentError(source, where, message("content_translations_not_table")))
+        else:
+            found[lang] = _words(data, table, _Where(source, where, problems), TRANSLATABLE[kind])
+    problems.check()
     return found
+
+
+class _Where:
+    """Where a translation table is read, and the problems of its reading."""
+
+    def __init__(self, source: str, at: str, problems: Problems) -> None:
+        self.source, self.at, self.problems = source, at, problems
+
+    def report(self, at: str, said: dict[str, Any]) -> None:
+        self.problems.add(ContentError(self.source, at, said))
 
 
 def _words(
     data: Mapping[str, Any],
     table: Mapping[str, Any],
-    source: str,
-    where: str,
+    where: _Where,
     allowed: Mapping[str, Entries | None],
 ) -> dict[str, str]:
     words: dict[str, str] = {}
     for field, value in table.items():
-        at = f"{where}.{field}"
+        at = f"{where.at}.{field}"
         if field not in allowed:
-            names = ", ".join(allowed)
-            raise ContentError(source, at, f"cannot be translated; translatable here: {names}")
+            where.report(at, message("content_not_translatable", known=list(allowed)))
+            continue
         entries = allowed[field]
         if entries is None:
             if field not in data:
-                raise ContentError(source, at, "translates a field this file does not have")
-            words[str(data[field])] = _text(value, source, at)
+                where.report(at, message("content_translates_nothing"))
+            elif _text(value, where, at):
+                words[str(data[field])] = value
             continue
         if not isinstance(value, Mapping):
-            raise ContentError(source, at, f"must be a table of entries by {entries.key}")
+            where.report(at, message("content_translations_not_table"))
+            continue
         rows = entries.of(data)
         for key, fields in value.items():
             row_at = f"{at}.{key}"
             if key not in rows:
-                raise ContentError(source, row_at, f"no entry with {entries.key} {key!r} here")
-            if not isinstance(fields, Mapping):
-                raise ContentError(source, row_at, "must be a table")
-            for name, text in fields.items():
-                if name not in entries.fields or name not in rows[key]:
-                    names = ", ".join(entries.fields)
-                    raise ContentError(
-                        source, f"{row_at}.{name}", f"cannot be translated; translatable: {names}"
-                    )
-                words[str(rows[key][name])] = _text(text, source, f"{row_at}.{name}")
+                where.report(row_at, message("content_translates_no_entry", key=str(key)))
+            elif not isinstance(fields, Mapping):
+                where.report(row_at, message("content_translations_not_table"))
+            else:
+                for name, text in fields.items():
+                    if name not in entries.fields or name not in rows[key]:
+                        known = list(entries.fields)
+                        where.report(
+                            f"{row_at}.{name}", message("content_not_translatable", known=known)
+                        )
+                    elif _text(text, where, f"{row_at}.{name}"):
+                        words[str(rows[key][name])] = text
     return words
 
 
-def _text(value: Any, source: str, at: str) -> str:
+def _text(value: Any, where: _Where, at: str) -> bool:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
-        raise ContentError(source, at, f"must be text of 1 to {MAX_TEXT} characters")
-    return value
+        where.report(at, message("content_translation_length", most=MAX_TEXT))
+        return False
+    return True
 
 
 @functools.cache

@@ -494,8 +494,8 @@ async def test_every_text_is_held_to_the_name_and_text_rules_and_every_problem_i
             "game state ships.kestrel.stations.weapons.crew.name",
             f"{INVISIBLE} (this one has U+202E); type it again.",
         ),
-        (event, "is 604 characters; at most 500"),
-        (event, "holds the control character U+001B"),
+        (event, "This text has 604 characters; at most 500."),
+        (event, "This text holds the control character U+001B."),
     ]
     assert await _games(factory) == 0
     await engine.dispose()

@@ -16,6 +16,7 @@ process until an item is saved (`library`).
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import unicodedata
@@ -67,6 +68,7 @@ class ContentProblems(ServiceError):
     file (or item) and the field."""
 
     def __init__(self, problems: list[ContentError]) -> None:
+        problems = [one for problem in problems for one in problem.every]
         first = problems[0]
         super().__init__(
             "BAD_CONTENT",
@@ -103,7 +105,9 @@ def text_problems(data: Any, source: str, where: str = "") -> Iterator[ContentEr
         for key, value in data.items():
             at = f"{where}.{key}" if where else str(key)
             if len(str(key)) > NAME_MAX:
-                yield ContentError(source, at[: NAME_MAX + 3], f"a key of at most {NAME_MAX}")
+                yield ContentError(
+                    source, at[: NAME_MAX + 3], message("content_key_too_long", most=NAME_MAX)
+                )
             elif key == "name" and isinstance(value, str):
                 yield from _name_problems(value, source, at)
             else:
@@ -113,26 +117,20 @@ def text_problems(data: Any, source: str, where: str = "") -> Iterator[ContentEr
             yield from text_problems(value, source, f"{where}[{index}]")
     elif isinstance(data, str):
         if len(data) > TEXT_MAX:
-            yield ContentError(source, where, f"is {len(data)} characters; at most {TEXT_MAX}")
+            too_long = message("content_text_too_long", length=len(data), most=TEXT_MAX)
+            yield ContentError(source, where, too_long)
         for char in data:
             if unicodedata.category(char) in ("Cc", "Cs") and char not in "\t\n\r":
-                yield ContentError(source, where, f"holds the control character {_code(char)}")
+                control = message("content_control_character", char=_code(char))
+                yield ContentError(source, where, control)
                 break
-
-
-# The content checks' words for the name rule's messages (app/rules/core/names.py).
-_NAME_WORDS = {
-    "name_length": "a name is at least 1 and at most {most} characters",
-    "name_invisible": "a name may not hold invisible or control characters ({char})",
-    "name_not_visible": "a name needs at least one visible character",
-}
 
 
 def _name_problems(name: str, source: str, at: str) -> Iterator[ContentError]:
     """The one name rule, the join form's and the engine's, for a name in the library."""
     problem = name_problem(name, NAME_MAX)
     if problem is not None:
-        yield ContentError(source, at, _NAME_WORDS[problem["msg"]].format(**problem))
+        yield ContentError(source, at, problem)
 
 
 def _code(char: str) -> str:
@@ -142,8 +140,9 @@ def _code(char: str) -> str:
 def _size_problems(kind: str, item: Any, source: str) -> Iterator[ContentError]:
     cards = {"deck": "cards", "character": "skill_cards"}.get(kind)
     if cards and len(getattr(item, cards)) > CARDS_MAX:
+        count = len(getattr(item, cards))
         yield ContentError(
-            source, cards, f"{len(getattr(item, cards))} cards, copies counted; at most {CARDS_MAX}"
+            source, cards, message("content_too_many_cards", count=count, most=CARDS_MAX)
         )
 
 
@@ -154,7 +153,7 @@ def check_item(kind: str, data: Data, source: str) -> Any:
         raise ServiceError("BAD_CONTENT", message("content_kind_unknown", kind=kind))
     size = len(json.dumps(data, default=str).encode())
     if size > ITEM_BYTES_MAX:
-        too_big = f"is {size // 1024} KiB; at most {ITEM_BYTES_MAX // 1024} KiB"
+        too_big = message("content_item_too_big", size=size // 1024, most=ITEM_BYTES_MAX // 1024)
         raise ContentProblems([ContentError(source, "(whole)", too_big)])
     problems = list(text_problems(data, source))
     try:
@@ -175,30 +174,29 @@ def check_library(
     unique, every station's deck deep enough to fill its hand. Raises ContentProblems."""
     for kind, items in library.items():
         if len(items) > ITEMS_MAX:
-            raise ContentProblems(
-                [ContentError(kind, "(library)", f"holds {len(items)} items; at most {ITEMS_MAX}")]
-            )
+            too_many = message("content_library_full", count=len(items), most=ITEMS_MAX)
+            raise ContentProblems([ContentError(kind, "(library)", too_many)])
     try:
         catalogue = catalogue_with(library, sources)
     except ContentError as error:
         raise ContentProblems([error]) from None
     # G-CARD-2: a full hand is as many cards as the station's boxes; a deck thinner than that
     # leaves a healthy station short of cards. Only the library's ships are held to it.
+    thin = []
     for ship_id in library.get("ship", {}):
         ship = catalogue.ships[ship_id]
         for index, station in enumerate(ship.stations):
             deck = catalogue.decks[station.deck]
             if len(deck.cards) < station.track.boxes:
-                raise ContentProblems(
-                    [
-                        ContentError(
-                            ship.source,
-                            f"stations[{index}].deck",
-                            f"deck {deck.id!r} has {len(deck.cards)} cards, fewer than the "
-                            f"station's hand of {station.track.boxes}",
-                        )
-                    ]
+                short = message(
+                    "content_deck_too_thin",
+                    deck=deck.name,
+                    count=len(deck.cards),
+                    hand=station.track.boxes,
                 )
+                thin.append(ContentError(ship.source, f"stations[{index}].deck", short))
+    if thin:
+        raise ContentProblems(thin)
 
 
 # --- Reading --------------------------------------------------------------------------------------
@@ -461,7 +459,7 @@ async def save_items(
         except ContentProblems as refused:
             problems += refused.problems
         if is_builtin(change.kind, change.id):
-            taken = f"{change.id!r} is a built-in {change.kind}'s id; give the copy its own id"
+            taken = message("content_builtin_id", id=change.id)
             problems.append(ContentError(change.named, "id", taken))
     if problems:
         raise ContentProblems(problems)
@@ -522,19 +520,17 @@ async def restore(
 
 
 def copy_of(kind: str, data: Data, taken: set[str]) -> Data:
-    """A copy of an item to start from: a new id (and name) nothing has, and for a deck no
-    card prefix of the original's, so its cards get ids of their own."""
+    """A copy of an item to start from: a new id nothing has, the original's translations, and
+    for a deck no card prefix of the original's, so its cards get ids of their own."""
     base = str(data.get("id", kind))
     new_id = next(
         candidate
         for n in range(1, ITEMS_MAX + 2)
         if (candidate := f"{base}-copy" if n == 1 else f"{base}-copy-{n}") not in taken
     )
-    # Translations are looked up by the English words, which the copy is about to change.
-    copied = {key: value for key, value in data.items() if key not in ("prefix", "translations")}
+    # The translations come along: they name the same entries (by id, or by the same words).
+    copied = copy.deepcopy({key: value for key, value in data.items() if key != "prefix"})
     copied["id"] = new_id
-    # A number, not a word: the copy's name reads the same in every language until renamed.
-    copied["name"] = f"{str(data.get('name', base))[: NAME_MAX - 2]} 2"
     return copied
 
 

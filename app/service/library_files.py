@@ -15,7 +15,7 @@ from typing import Any
 
 import tomli_w
 
-from app.content import FOLDERS
+from app.content import FOLDERS, unreadable
 from app.nesting import TooDeep, loads_toml
 from app.rules.content import ContentError
 from app.rules.core.messages import message
@@ -82,21 +82,16 @@ def unpacked(uploads: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
             with zipfile.ZipFile(io.BytesIO(body)) as archive:
                 entries = [i for i in archive.infolist() if i.filename.endswith(".toml")]
                 if sum(i.file_size for i in entries) > UNPACKED_MAX or len(entries) > FILES_MAX:
-                    raise ContentProblems(
-                        [
-                            ContentError(
-                                name,
-                                "(zip)",
-                                f"unpacks to more than {FILES_MAX} files "
-                                f"or {UNPACKED_MAX // 1024} KiB",
-                            )
-                        ]
+                    too_big = message(
+                        "content_zip_too_big", files=FILES_MAX, size=UNPACKED_MAX // 1024
                     )
+                    raise ContentProblems([ContentError(name, "(zip)", too_big)])
                 found += [(f"{name}/{i.filename}", archive.read(i)) for i in entries]
         except zipfile.BadZipFile:
-            raise ContentProblems([ContentError(name, "(zip)", "is not a zip file")]) from None
+            not_zip = message("content_not_a_zip")
+            raise ContentProblems([ContentError(name, "(zip)", not_zip)]) from None
     if len(found) > FILES_MAX:
-        too_many = f"{len(found)} files; at most {FILES_MAX} at once"
+        too_many = message("content_too_many_files", count=len(found), most=FILES_MAX)
         raise ContentProblems([ContentError("(import)", "(files)", too_many)])
     return found
 
@@ -115,14 +110,15 @@ def read_files(uploads: list[tuple[str, bytes]]) -> list[Change]:
             continue
         change = Change(kind, data, None, name)
         if (kind, change.id) in seen:
-            twice = f"{kind} {change.id!r} is also in {seen[kind, change.id]}"
+            twice = message("content_also_in_file", id=change.id, file=seen[kind, change.id])
             problems.append(ContentError(name, "id", twice))
         seen[kind, change.id] = name
         changes.append(change)
     if problems:
         raise ContentProblems(problems)
     if not changes:
-        raise ContentProblems([ContentError("(import)", "(files)", "holds no .toml file")])
+        no_files = message("content_no_toml_files")
+        raise ContentProblems([ContentError("(import)", "(files)", no_files)])
     return changes
 
 
@@ -130,13 +126,12 @@ def _read(name: str, body: bytes) -> tuple[str, Data]:
     """The file's kind and data. A file nested deeper than any item refuses the whole import
     (TOO_DEEP): nothing can be said about its fields."""
     if len(body) > ITEM_BYTES_MAX:
-        raise ContentError(name, "(whole)", f"is over {ITEM_BYTES_MAX // 1024} KiB")
+        too_big = message("content_file_too_big", most=ITEM_BYTES_MAX // 1024)
+        raise ContentError(name, "(whole)", too_big)
     try:
         data = loads_toml(body.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise ContentError(name, "(syntax)", f"not UTF-8 text: {error}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise ContentError(name, "(syntax)", str(error)) from error
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise unreadable(name, error) from error
     except TooDeep as error:
         deep = message("file_too_deep", file=name[:120], most=error.most)
         raise ServiceError("TOO_DEEP", deep) from None
@@ -151,4 +146,4 @@ def _kind_of(name: str, data: Data) -> str:
     for mark, kind in _MARKS:
         if mark in data:
             return kind
-    raise ContentError(name, "(kind)", "is not a ship class, deck, character or scenario")
+    raise ContentError(name, "(kind)", message("content_kind_of_file_unknown"))

@@ -15,8 +15,9 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content import load_catalogue
+from app.i18n import N_, SOURCE, translations
 from app.i18n_content import speaking_content, words_of
-from app.rules import display_view
+from app.rules import display_view, gm_view
 from app.rules.content import (
     CARD_KINDS,
     CREWS,
@@ -25,15 +26,18 @@ from app.rules.content import (
     QUALITIES,
     RANGE_BANDS,
     ROLES,
+    SOUNDS,
     SYSTEMS,
     Catalogue,
     ContentError,
 )
 from app.rules.content.zone_content import MAP_KINDS, TERRAINS
 from app.rules.core.messages import message
+from app.rules.modules.cues.cue_content import PHASES
 from app.service import ServiceError
 from app.service.library import (
     KINDS,
+    NAME_MAX,
     ContentProblems,
     check_item,
     copy_of,
@@ -62,7 +66,21 @@ from .deps import (
     organiser_key_matches,
     set_cookie,
 )
-from .editor_form import Data, apply_action, blank, data_from_form, loose
+from .editor_form import (
+    ACTION_KINDS,
+    TRIGGER_KINDS,
+    Data,
+    apply_action,
+    blank,
+    cue_parts,
+    cues_from_form,
+    data_from_form,
+    loose,
+    settle_ids,
+    translations_from_form,
+    translations_shown,
+)
+from .editor_words import MODULE_WORDS, SAME_KIND, options
 from .fields import checked_name, whole_number
 from .render import render_template
 from .screen import error_page, page
@@ -112,15 +130,16 @@ async def home_page(
 ) -> HTMLResponse:
     """The home screen, with an import's problems (each naming its file and field) or count."""
     token = csrf_token(request)
-    html = render_template(
-        "editor.html",
-        csrf=token,
-        kinds=KINDS,
-        items=await items(session_factory),
-        author=author(request),
-        problems=problems.problems if problems else [],
-        imported=imported,
-    )
+    with speaking_content((await library(session_factory)).words):  # names as the lobby says them
+        html = render_template(
+            "editor.html",
+            csrf=token,
+            kinds=KINDS,
+            items=await items(session_factory),
+            author=author(request),
+            problems=problems.problems if problems else [],
+            imported=imported,
+        )
     return page(html, token, 400 if problems else 200)
 
 
@@ -192,6 +211,12 @@ async def import_files(
     return await home_page(request, session_factory, imported=len(changes))
 
 
+def _form_data(kind: str, pairs: list[tuple[str, str]]) -> Data:
+    """The item a form describes: its fields, its cues as the file writes them, and the
+    translations typed beside its fields."""
+    return translations_from_form(kind, cues_from_form(data_from_form(pairs)), pairs)
+
+
 def _kind(kind: str) -> str:
     if kind not in KINDS:
         raise ServiceError("NO_SUCH_CONTENT", message("content_kind_unknown", kind=kind), 404)
@@ -208,20 +233,29 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
     except ContentError:  # the library no longer fits the shipped content: pick from that
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
-    ships = data["ships"] if isinstance(data.get("ships"), list) else []
+    used = _kinds_used(catalogue)
+    rows = (
+        [s for s in data["ships"] if isinstance(s, dict)]
+        if isinstance(data.get("ships"), list)
+        else []
+    )
+    ships = [(str(s.get("id")), str(s.get("name")), str(s.get("ship_class"))) for s in rows]
     return {
-        # The engine's own words as their ids: the template says them in the reader's language.
+        # The engine's own ids with their words (app/web/editor_words.py): the template says
+        # them in the reader's language.
         "roles": ROLES,
         "card_kinds": CARD_KINDS,
-        "systems": SYSTEMS,
+        "systems": options("systems", SYSTEMS),
         "bands": [b.id for b in RANGE_BANDS],
         # A weapon's kind is any id; the modules know some (M-WEAPONS), the ships use others.
-        "weapon_kinds": sorted(set(KIND_REACH) | _kinds_used(catalogue)),
-        "terrains": TERRAINS,
-        "crews": CREWS,
+        "weapon_kinds": options(
+            "weapon_kinds", sorted({SAME_KIND.get(k, k) for k in set(KIND_REACH) | used})
+        ),
+        "terrains": options("terrains", TERRAINS),
+        "crews": options("crews", CREWS),
         "qualities": QUALITIES,
-        "map_kinds": MAP_KINDS,
-        "modules": MODULES,
+        "map_kinds": options("map_kinds", MAP_KINDS),
+        "modules": [(m, *MODULE_WORDS.get(m, (m, ""))) for m in MODULES],
         "decks": [
             (d.id, d.name, d.role, len(d.cards))
             for d in sorted(catalogue.decks.values(), key=lambda d: (d.role, d.name))
@@ -235,14 +269,37 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
             for z in zones or []
             if isinstance(z, dict)
         ],
+        # A scenario's cues pick from its own ships, their stations and its other cues.
+        "triggers": options("triggers", TRIGGER_KINDS),
+        "actions": options("actions", ACTION_KINDS),
+        "phases": options("phases", PHASES),
+        "sounds": options("sounds", SOUNDS),
+        "scenario_ships": [(i, name, None, None) for i, name, _ in ships],
+        "scenario_cues": _named(data.get("cues")),
+        "recipients": [
+            ("all", N_("Every screen")),
+            *[(i, name, None, None) for i, name, _ in ships],
+            *[
+                (f"{i}/{station.id}", name, station.id, None)
+                for i, name, ship_class in ships
+                if ship_class in catalogue.ships
+                for station in catalogue.ships[ship_class].stations
+            ],
+        ],
         # The sides the scenario's ships stand on, for the players' side (G-SHIP-1).
         "sides": [
             (side, side, None, None)
-            for side in dict.fromkeys(
-                str(s["side"]) for s in ships if isinstance(s, dict) and s.get("side")
-            )
+            for side in dict.fromkeys(str(s["side"]) for s in rows if s.get("side"))
         ],
     }
+
+
+def _named(rows: Any) -> list[tuple[str, str, None, None]]:
+    """A list's rows as a picker's options: (id, name)."""
+    found = rows if isinstance(rows, list) else []
+    return [
+        (str(r.get("id")), str(r.get("name")), None, None) for r in found if isinstance(r, dict)
+    ]
 
 
 def _kinds_used(catalogue: Catalogue) -> set[str]:
@@ -271,6 +328,8 @@ async def _item_page(
             problems=problems or [],
             saved=saved,
             choices=choices,
+            cues=loose(cue_parts(data)) if kind == "scenario" else [],
+            tr=translations_shown(kind, data),
         )
     return page(html, token, 400 if problems else 200)
 
@@ -285,13 +344,34 @@ async def new_item(
 ) -> Response:
     """A new item: a copy of a built-in or custom one, or a blank one to fill in."""
     kind = _kind(kind)
-    taken = {info.id for info in (await items(session_factory))[kind]}
+    taken = await _taken(session_factory, kind)
     if copy:
         original, _ = await item_data(session_factory, kind, copy)
-        data = copy_of(kind, original, taken)
+        data = copy_named(copy_of(kind, original, taken))
     else:
         data = blank(kind, taken)
-    return await _item_page(request, session_factory, kind, data, 0)
+    return await _item_page(request, session_factory, kind, settle_ids(kind, data, taken), 0)
+
+
+def copy_named(data: Data) -> Data:
+    """A copy's name says it is one, in the source's words and in each of its translations."""
+    if isinstance(data.get("name"), str):
+        data["name"] = copy_name(data["name"], SOURCE)
+    for language, words in (data.get("translations") or {}).items():
+        if isinstance(words, dict) and isinstance(words.get("name"), str):
+            words["name"] = copy_name(words["name"], language)
+    return data
+
+
+def copy_name(name: str, language: str) -> str:
+    pattern = translations(language).gettext(N_("%(name)s (copy)"))
+    room = NAME_MAX - len(pattern % {"name": ""})
+    return str(pattern % {"name": name[:room]})
+
+
+async def _taken(session_factory: SessionFactoryDep, kind: str) -> set[str]:
+    """The ids of a kind already in the library, built-in or custom."""
+    return {info.id for info in (await items(session_factory))[kind]}
 
 
 @router.get("/editor/{kind}/{item_id}", response_class=HTMLResponse)
@@ -322,13 +402,14 @@ async def item_form(
     problem beside its field (nothing saved)."""
     kind = _kind(kind)
     form = await request.form()
-    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    data = _form_data(kind, [(key, str(value)) for key, value in form.multi_items()])
     version = whole_number(str(form.get("version", "0")), "version", 0, 1_000_000)
+    taken = await _taken(session_factory, kind) if version == 0 else None
     action = str(form.get("action", "save"))
     if action != "save":
-        return await _item_page(
-            request, session_factory, kind, apply_action(kind, data, action), version
-        )
+        changed = settle_ids(kind, apply_action(kind, settle_ids(kind, data, taken), action), taken)
+        return await _item_page(request, session_factory, kind, changed, version)
+    settle_ids(kind, data, taken)
     try:
         saved = await save_item(
             session_factory, kind, data, author(request), expected_version=version
@@ -349,7 +430,9 @@ async def preview(
     """The item as the screens will show it, or what keeps it from checking."""
     kind = _kind(kind)
     form = await request.form()
-    data = data_from_form((key, str(value)) for key, value in form.multi_items())
+    data = _form_data(kind, [(key, str(value)) for key, value in form.multi_items()])
+    new = str(form.get("version", "0")) == "0"
+    settle_ids(kind, data, await _taken(session_factory, kind) if new else None)
     found = await library(session_factory)
     try:
         state = preview_state(kind, data, found.items)
@@ -358,9 +441,13 @@ async def preview(
         html = render_template("editor_preview.html", problems=refused.problems, kind=kind)
         return HTMLResponse(html)
     view = display_view(state) if state is not None else None
+    # A scenario's cues as the GM will read them: each trigger and what it does, in words.
+    cues = gm_view(state).get("cues", {}).get("list", []) if state is not None else []
     # The screens as they will show the item: the library's words, and the item's own.
     with speaking_content(words_of(found.items, {kind: {item.id: data}})):
-        html = render_template("editor_preview.html", problems=[], kind=kind, view=view, item=item)
+        html = render_template(
+            "editor_preview.html", problems=[], kind=kind, view=view, item=item, cues=cues
+        )
     return HTMLResponse(html)
 
 

@@ -32,6 +32,7 @@ from app.rules.content import MODULES
 from app.rules.core.messages import term
 from app.rules.core.names import CREW_NAME_LENGTH
 from app.rules.core.phases import ACTIONS
+from app.web.editor_words import field_words
 from app.web.mapmarks import map_marks, short_name
 from app.web.words import label_filter, say, say_filter
 
@@ -351,6 +352,8 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         # that Jinja never folds them into a template in the language it was compiled in.
         known=pass_context(lambda _context, value: known(value)),
         content=pass_context(lambda _context, value: content(value)),
+        # A content field's path as the editor's form labels it (app/web/editor_words.py).
+        field=pass_context(lambda _context, path: field_words(path)),
         # The engine's messages (app/web/words.py), in the render's `translations`.
         say=say_filter,
         label=label_filter,

@@ -31,6 +31,8 @@ from jinja2.runtime import Context
 
 from app import i18n
 
+from .words_content import CONTENT_PARAM_KINDS, CONTENT_SENTENCES
+
 log = logging.getLogger(__name__)
 
 
@@ -742,6 +744,8 @@ SENTENCES: dict[str, Sentence] = {
     "unprintable_text": N_("This form holds text that cannot be shown: the character {char}."),
 }
 
+SENTENCES.update(CONTENT_SENTENCES)
+
 # The names of the engine's own things, by kind and id: `term(kind, id)` messages
 # (`{"msg": "band.long"}`), and parameters of those kinds (`PARAM_KINDS`).
 TERMS: dict[str, dict[str, str]] = {
@@ -884,6 +888,7 @@ PARAM_KINDS = {
     "stations": "station",
     "track": "station",
     "system": "station",
+    **CONTENT_PARAM_KINDS,
 }
 # Lists of [characteristic, change] pairs, shown as gains and losses ("Strength −2").
 CHANGES = frozenset({"changes"})

@@ -51,7 +51,7 @@ def join(page: Page, base: str, code: str, seat: str, name: str) -> None:
     page.goto(f"{base}/join/{code}")
     page.click(f"label.choice:has(input[value='{seat}'])")
     page.fill("#name", name)
-    page.click("button:has-text('Join')")
+    page.click("form.join-form button[type=submit]")  # in any language
     page.wait_for_url(re.compile(r"/play/[0-9a-f-]+$"))
     expect(page.locator("#hand")).to_be_visible()
 

@@ -1,109 +1,216 @@
-"""Through the real server and Chromium: from the lobby, an organiser copies a built-in
-ship class and changes it, builds a new scenario from scratch with a five-zone map and two
-ships, starts it, and the crew play a turn on it with phones."""
+"""Through the real server and Chromium, in English and in German: from the lobby, an organiser
+copies a built-in ship class and changes it, builds a new scenario from scratch with a five-zone
+map, two ships and a cue added through the form, starts it, sees the cue fire, and the crew play
+a turn on it with phones. In German, no page it passes shows an English interface word."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.content import builtin_files
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pass_turn, pick_cards, send, shot
+from tests.browser.screens import join, pick_cards, shot
+from tests.browser.server import TEST_SCENARIOS
+from tests.i18n.screens import data_strings, readable, without
+from tests.i18n.test_screens import _ENGLISH
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
 
+# What the test types and waits for, in each language.
+WORDS = {
+    "en": {
+        "editor": "Content editor",
+        "saved": "Saved as version 1.",
+        "gunboat": "Gunboat",
+        "scenario": "Ring Fight",
+        "description": "Five zones in a line, two ships.",
+        "cue": "Boarders sighted",
+        "message": "Boarders on the port side!",
+        "revealed": "Turn 1 revealed",
+        "moved": "Ship 1 moved from Zone 1 to Zone 2",
+        "orders": "T1",
+        "ship": "ship-1",
+    },
+    "de": {
+        "editor": "Inhaltseditor",
+        "saved": "Als Version 1 gespeichert.",
+        "gunboat": "Kanonenboot Größe",
+        "scenario": "Ringkampf über fünf Zonen",
+        "description": "Fünf Zonen in einer Reihe, zwei Schiffe.",
+        "cue": "Enterer gesichtet",
+        "message": "Enterer an Backbord!",
+        "revealed": "Runde 1 aufgedeckt",
+        "moved": "Schiff 1 fliegt von Zone 1 nach Zone 2",
+        "orders": "R1",
+        "ship": "schiff-1",  # ids are made from the names, in the organiser's language
+    },
+}
+# The built-ins' own texts, and those of the browser tests' own scenarios, are content (their
+# translations are the other tests'), not words of the interface.
+CONTENT = data_strings(
+    [
+        {k: {i: d for i, (d, _) in v.items()} for k, v in builtin_files().items()},
+        [tomllib.loads(f.read_text()) for f in TEST_SCENARIOS.rglob("*.toml")],
+    ]
+)
 
-def _saved(page: Page) -> None:
+
+def _english(page: Page, typed: dict[str, str]) -> list[str]:
+    """English interface words on the page, beside the content and what the organiser typed."""
+    text = without(readable(page.content()), CONTENT | set(typed.values()))
+    return sorted(set(_ENGLISH.findall(text)))
+
+
+def _saved(page: Page, words: dict[str, str]) -> None:
     page.locator("button.save").first.click()
-    expect(page.locator(".ok-box")).to_contain_text("Saved as version 1.", timeout=WAIT)
+    expect(page.locator(".ok-box")).to_contain_text(words["saved"], timeout=WAIT)
+
+
+def _ordered(page: Page, button: str) -> None:
+    """An order sent (or a pass), in any language: the phone no longer asks for one."""
+    page.click(f"#order {button}")
+    expect(page.locator("#order .order-state")).to_have_class(re.compile(r"\b(sent|idle)\b"))
 
 
 def _touch(page: Page, zone: int, other: str) -> None:
     page.locator(f"#f-map-zones-{zone} input[value='{other}']").check()
 
 
-def test_copy_a_ship_class_build_a_zone_scenario_start_it_and_play_a_turn(
-    server: Server, browser: Any, playwright: Any
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_copy_a_ship_class_build_a_zone_scenario_with_a_cue_start_it_and_play_a_turn(
+    server: Server, browser: Any, playwright: Any, lang: str
 ) -> None:
+    words = WORDS[lang]
+    english: dict[str, list[str]] = {}
+
+    def passed(page: Page, name: str) -> None:
+        if lang == "de":
+            english[name] = _english(page, words)
+
     base = server.base
     key = (server.data_dir / "organiser_key").read_text().strip()
-    organiser = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    context = {"locale": "de-DE"} if lang == "de" else {}
+    organiser = browser.new_context(viewport={"width": 1400, "height": 1000}, **context).new_page()
     organiser.goto(f"{base}/gm")
     organiser.click("a[href='/editor']")
     # Without the key the editor says why, and takes the key typed in.
-    expect(organiser.locator(".error-box")).to_contain_text("organiser key")
+    expect(organiser.locator(".error-box")).to_be_visible()
+    passed(organiser, "editor key")
     organiser.fill("#organiser-key", key)
-    organiser.click("button:has-text('Open the editor')")
-    expect(organiser.locator("h1")).to_have_text("Content editor")
+    organiser.locator("form:has(#organiser-key) button").click()
+    expect(organiser.locator("h1")).to_have_text(words["editor"])
+    passed(organiser, "editor home")
 
-    # A copy of the built-in frigate, tougher, under a name of its own.
-    organiser.click("a[aria-label='Copy Kestrel-class Frigate']")
-    organiser.fill("#f-id", "gunboat")
-    organiser.fill("#f-name", "Gunboat")
+    # A copy of the built-in frigate, tougher, under a name of its own: its id is made from it.
+    organiser.click("a[href='/editor/ship/new?copy=frigate']")
+    organiser.fill("#f-name", words["gunboat"])
+    if lang == "de":  # the copy's German name, beside the name: the original's, as a copy
+        expect(organiser.locator("#f-_tr-de-name")).to_have_value(
+            "Fregatte der Kestrel-Klasse (Kopie)"
+        )
+        organiser.fill("#f-_tr-de-name", words["gunboat"])
     organiser.fill("#f-defence", "6")
-    expect(organiser.locator("#preview .ship")).to_contain_text("Gunboat", timeout=WAIT)
-    _saved(organiser)
+    expect(organiser.locator("#preview .ship")).to_contain_text(words["gunboat"], timeout=WAIT)
+    # Text inputs read as the selects beside them do.
+    sizes = organiser.evaluate(
+        """() => [document.querySelector('#f-name'), document.querySelector('#f-systems')]
+            .map(el => [parseFloat(getComputedStyle(el).fontSize), el.offsetHeight])"""
+    )
+    assert sizes[0][0] == sizes[1][0] and sizes[0][1] >= sizes[1][1] - 4, sizes
+    passed(organiser, "ship form")
+    _saved(organiser, words)
+    gunboat = organiser.url.split("/editor/ship/")[1].split("?")[0]
 
     # A new scenario: the blank one has two zones and two ships; three zones more make a line.
     organiser.goto(f"{base}/editor")
-    organiser.click("#kind-scenario a:has-text('New')")
-    organiser.fill("#f-id", "ring-fight")
-    organiser.fill("#f-name", "Ring Fight")
-    organiser.fill("#f-description", "Five zones in a line, two ships.")
+    organiser.click("#kind-scenario a[href='/editor/scenario/new']")
+    organiser.fill("#f-name", words["scenario"])
+    organiser.fill("#f-description", words["description"])
     for _ in range(3):
-        organiser.click("button:has-text('Add a zone')")
+        organiser.click("button[value='add:map.zones']")
     expect(organiser.locator("#f-map-zones-4")).to_be_visible()
-    links = ((1, "zone-3"), (2, "zone-2"), (2, "zone-4"), (3, "zone-3"), (3, "zone-5"))
-    for zone, other in links:
+    # Each link is ticked once, on the first of its two zones; it goes both ways.
+    for zone, other in ((1, "zone-3"), (2, "zone-4"), (3, "zone-5")):
         _touch(organiser, zone, other)
-    # Touching goes both ways: the preview says so beside the map until the fifth zone agrees.
-    expect(organiser.locator("#preview")).to_contain_text("touching goes both ways", timeout=WAIT)
-    _touch(organiser, 4, "zone-4")
-    organiser.select_option("#f-ships-0-ship_class", "gunboat")
+    organiser.select_option("#f-ships-0-ship_class", gunboat)
     organiser.select_option("#f-ships-1-zone", "zone-5")
     expect(organiser.locator("#preview svg.zone-map g.zone")).to_have_count(5, timeout=WAIT)
-    _saved(organiser)
-    shot(organiser, "editor-zone-scenario", full_page=True)
+    expect(organiser.locator("#preview .preview-problems")).to_have_count(0)
+
+    # A cue through the form: as turn 1 begins, a message to every screen and a red alert.
+    organiser.click("button[value='add:cues']")
+    organiser.fill("#f-cues-0-name", words["cue"])
+    organiser.select_option("#f-cues-0-trigger-kind", "turn")
+    organiser.select_option("#f-cues-0-actions-0-kind", "message")
+    organiser.locator("#f-cues-0 button[value=refresh]").click()
+    organiser.fill("#f-cues-0-trigger-value", "1")
+    organiser.fill("#f-cues-0-actions-0-value", words["message"])
+    organiser.click("#f-cues-0 button[value='add:cues[0].actions']")
+    organiser.select_option("#f-cues-0-actions-1-kind", "red_alert")
+    organiser.locator("#f-cues-0 button[value=refresh]").click()
+    expect(organiser.locator("#f-cues-0-actions-1-value")).to_be_checked()
+    expect(organiser.locator("#preview .preview-cues")).to_contain_text(words["cue"], timeout=WAIT)
+    passed(organiser, "scenario form")
+    _saved(organiser, words)
+    scenario = organiser.url.split("/editor/scenario/")[1].split("?")[0]
+    shot(organiser, f"editor-zone-scenario-{lang}", full_page=True)
 
     # The lobby lists it with its description; the GM starts it.
-    gm = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}, **context).new_page()
     gm.goto(f"{base}/gm")
-    choice = gm.locator("label.choice:has(input[value=ring-fight])")
-    expect(choice).to_contain_text("Five zones in a line, two ships.")
+    choice = gm.locator(f"label.choice:has(input[value={scenario}])")
+    expect(choice).to_contain_text(words["description"])
+    passed(gm, "lobby")
     choice.click()
     gm.fill("#seed", "7")
-    gm.click("button:has-text('Create game')")
+    gm.locator("button.lobby-create").click()
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     code = gm.inner_text(".gm-join .d-code").strip()
-    expect(gm.locator("#ship-status, main").first).to_contain_text("Gunboat")
+    expect(gm.locator("#ship-status, main").first).to_contain_text(words["gunboat"])
 
     phones: dict[str, Page] = {}
-    for seat, device in (("ship-1/pilot", "Pixel 7"), ("ship-1/weapons", "iPhone 13")):
-        page = browser.new_context(**playwright.devices[device]).new_page()
-        join(page, base, code, seat, seat.replace("/", " "))
-        phones[seat] = page
-    expect(gm.locator("#seats")).to_contain_text("ship-1 weapons", timeout=WAIT)
+    for role, device in (("pilot", "Pixel 7"), ("weapons", "iPhone 13")):
+        page = browser.new_context(**playwright.devices[device], **context).new_page()
+        join(page, base, code, f"{words['ship']}/{role}", f"Kim {role}")
+        phones[role] = page
+    expect(gm.locator("#seats")).to_contain_text("Kim weapons", timeout=WAIT)
+    if lang == "de":  # the projector speaks the language the GM sets for the room
+        gm.click("#gm-settings > summary")
+        form = gm.locator("form.cmd:has(input[name=type][value=SetDisplayLanguage])")
+        form.locator("select[name=language]").select_option("de")
+        form.locator("button").click()
+    display = browser.new_context(viewport={"width": 1920, "height": 1080}, **context).new_page()
+    display.goto(gm.url.replace("/gm/", "/display/"))
 
     gm.locator("#turn input[name=seconds]").fill("0")
-    gm.locator("#turn button:has-text('Start combat')").first.click()
+    gm.locator("#turn form:has(input[value=StartTurn]) button").click()
     for page in phones.values():
-        expect(page.locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
+        expect(page.locator("#status")).to_contain_text(words["orders"], timeout=WAIT)
+    # The cue fired as turn 1 began: its message on every screen, the red alert on the projector.
+    expect(display.locator("#messages")).to_contain_text(words["message"], timeout=WAIT)
+    expect(phones["pilot"].locator("#messages")).to_contain_text(words["message"])
+    expect(display.locator("#alert")).not_to_have_class(re.compile(r"\boff\b"), timeout=WAIT)
+    passed(gm, "GM")
+    passed(phones["pilot"], "phone")
+
     # The Pilot flies the Gunboat into the next zone; the Weapons officer holds fire.
-    pilot = phones["ship-1/pilot"]
+    pilot = phones["pilot"]
     pick_cards(pilot, 5)
     total = int(pilot.inner_text("#hand [data-total]"))
     assert total >= 3, f"seed 7 deals the Pilot {total}: pick another seed"
     pilot.locator(".zone-pick-map g.zone[data-zone=zone-2]").click()
-    send(pilot)
-    pass_turn(phones["ship-1/weapons"])
-    gm.locator("#turn button:has-text('Close orders')").first.click()
-    display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
-    display.goto(gm.url.replace("/gm/", "/display/"))
-    expect(display.locator("#reveal")).to_contain_text("Turn 1 revealed", timeout=WAIT)
-    expect(display.locator("#reveal")).to_contain_text("Ship 1 moved from Zone 1 to Zone 2")
+    _ordered(pilot, "button.primary[type=submit]")
+    _ordered(phones["weapons"], "button[hx-post=pass]")
+    gm.locator("#turn form:has(input[value=CloseOrders]) button").click()
+    expect(display.locator("#reveal")).to_contain_text(words["revealed"], timeout=WAIT)
+    expect(display.locator("#reveal")).to_contain_text(words["moved"])
     expect(display.locator("svg.zone-map g.zone")).to_have_count(5)
-    shot(display, "projector-custom-scenario")
+    passed(display, "projector")
+    shot(display, f"projector-custom-scenario-{lang}")
+    assert not {page: found for page, found in english.items() if found}

@@ -151,3 +151,35 @@ def test_an_import_refused_shows_every_problem_with_its_file(
 def test_exports_and_imports_need_the_organiser_key(client: TestClient) -> None:
     assert client.get("/editor/ship/frigate/export", headers=PAGE).status_code == 403
     assert client.post("/editor/import", headers=PAGE).status_code == 403
+
+
+def test_an_import_names_every_problem_at_once_in_the_readers_language(
+    client: TestClient, settings: Settings
+) -> None:
+    """One answer names every problem of a file, not one per try, in German."""
+    csrf = _open(client, settings)
+    scenario = zone_scenario(ship_class="frigate")
+    scenario["map"]["zones"][0]["touches"].append("nirgendwo")
+    scenario["cues"] = [
+        {
+            "id": "jagd",
+            "name": "Jagd",
+            "trigger": {"destroyed": "schakall"},
+            "actions": [{"red_alert": True}],
+        },
+        {"id": "gong", "name": "Gong", "trigger": {"turn": 2}, "actions": [{"sound": "gong"}]},
+    ]
+    page = client.post(
+        "/editor/import",
+        data={"csrf": csrf},
+        files=[("files", ("ring-fight.toml", to_toml(scenario).encode(), "application/toml"))],
+        headers={**PAGE, "Accept-Language": "de"},
+    )
+    assert page.status_code == 400
+    said = unescape(page.text)
+    assert "Auf der Karte gibt es keine Zone 'nirgendwo'" in said
+    # Each problem names its field as the form labels it, not by its path in the file.
+    assert "Zone 1 › Grenzt an (in beide Richtungen): Auf der Karte" in said
+    assert "map.zones" not in said and "touches[" not in said
+    assert "In diesem Szenario gibt es kein Schiff 'schakall'" in said
+    assert '"gong" ist keins von' in said

@@ -26,6 +26,7 @@ from app.service.library import (
     restore,
     save_item,
 )
+from app.web.words import sentence
 
 from .content import builtin, ship_copy, zone_scenario
 
@@ -37,7 +38,7 @@ async def _refused(session_factory: Factory, kind: str, data: dict[str, Any], fi
     before = await items(session_factory)
     with pytest.raises(ContentProblems) as refused:
         await save_item(session_factory, kind, data, "Ada", expected_version=0)
-    found = {p.field: p.message for p in refused.value.problems}
+    found = {p.field: sentence(p.message) for p in refused.value.problems}
     assert field in found, found
     assert await items(session_factory) == before
     return found[field]
@@ -93,15 +94,20 @@ async def test_a_copy_has_an_id_of_its_own_and_the_built_in_id_is_refused(
 @pytest.mark.parametrize(
     ("kind", "change", "field", "words"),
     [
-        ("ship", lambda s: s["stations"][1].update(deck="nowhere"), "stations[1].deck", "unknown"),
-        ("ship", lambda s: s["stations"][0].update(deck="pilot"), "stations[0].deck", "role"),
+        ("ship", lambda s: s["stations"][1].update(deck="nowhere"), "stations[1].deck", "no deck"),
+        (
+            "ship",
+            lambda s: s["stations"][0].update(deck="pilot"),
+            "stations[0].deck",
+            "deck for Pilot",
+        ),
         ("ship", lambda s: s.update(name="Evil\u202eName"), "name", "U+202E"),
         ("ship", lambda s: s.update(name="Bell\x07"), "name", "U+0007"),
         ("ship", lambda s: s.update(name="\u200d \u200c"), "name", "visible character"),
-        ("ship", lambda s: s.update(name="x" * (NAME_MAX + 1)), "name", "at most"),
-        ("ship", lambda s: s["weapons"][0].update(name="<b>" * 30), "weapons[0].name", "at most"),
+        ("ship", lambda s: s.update(name="x" * (NAME_MAX + 1)), "name", "1 to 60"),
+        ("ship", lambda s: s["weapons"][0].update(name="<b>" * 30), "weapons[0].name", "1 to 60"),
         ("ship", lambda s: s["weapons"].append(dict(s["weapons"][0])), "weapons[3].id", "used"),
-        ("ship", lambda s: s.update(hull_size="big"), "hull_size", "integer"),
+        ("ship", lambda s: s.update(hull_size="big"), "hull_size", "whole number"),
         ("ship", lambda s: s["hull"].update(red=[13]), "hull.red[0]", "beyond"),
     ],
 )
@@ -128,6 +134,7 @@ async def test_every_text_problem_is_named_at_once(session_factory: Factory) -> 
 
 async def test_decks_are_capped_and_must_fill_a_stations_hand(session_factory: Factory) -> None:
     deck = copy_of("deck", builtin("deck", "comms"), set())
+    del deck["translations"]  # they name the cards this test replaces
     deck["cards"] = [{**deck["cards"][0], "copies": 20} for _ in range(CARDS_MAX // 20 + 1)]
     assert "at most" in await _refused(session_factory, "deck", deck, "cards")
     deck["cards"] = [{**deck["cards"][0], "copies": 1, "effect": "e" * (TEXT_MAX + 1)}]

@@ -74,7 +74,9 @@ def test_copy_change_save_and_restore_a_ship_class(client: TestClient, settings:
     copy = client.get("/editor/ship/new?copy=frigate", headers=PAGE)
     assert copy.status_code == 200
     fields = _form(copy.text)
-    assert ("id", "frigate-copy") in fields and ("name", "Kestrel-class Frigate 2") in fields
+    # The copy's id is made from its name, which says it is a copy.
+    name = "Kestrel-class Frigate (copy)"
+    assert ("id", "kestrel-class-frigate-copy") in fields and ("name", name) in fields
     # Every reference is a picker: the stations' decks are chosen, not typed.
     assert '<select id="f-stations-0-deck" name="stations[0].deck">' in copy.text
     fields = _set(fields, "defence", "6")
@@ -91,10 +93,12 @@ def test_copy_change_save_and_restore_a_ship_class(client: TestClient, settings:
 
     fields = _set(_form(edit.text), "defence", "7")
     _post(client, "/editor/ship/form", [*fields, ("action", "save")])
-    history = client.get("/editor/ship/frigate-copy/history", headers=PAGE)
+    history = client.get("/editor/ship/kestrel-class-frigate-copy/history", headers=PAGE)
     assert "<code>defence</code>" in history.text and "organiser" in history.text
-    client.post("/editor/ship/frigate-copy/restore", data={"csrf": csrf, "version": "1"})
-    again = client.get("/editor/ship/frigate-copy", headers=PAGE)
+    client.post(
+        "/editor/ship/kestrel-class-frigate-copy/restore", data={"csrf": csrf, "version": "1"}
+    )
+    again = client.get("/editor/ship/kestrel-class-frigate-copy", headers=PAGE)
     assert 'id="f-defence" name="defence|int" value="6"' in again.text
 
 
@@ -141,15 +145,18 @@ def test_the_preview_shows_what_the_screens_will(
 def test_a_copied_scenario_keeps_its_cues_through_the_form(
     client: TestClient, settings: Settings
 ) -> None:
-    """Cues (issue 34) are not edited in the form; a copy saved through it keeps them whole."""
+    """A copy saved through the form keeps its cues whole: their ids follow their names, and
+    what fires them follows too."""
     _open(client, settings)
     copy = client.get("/editor/scenario/new?copy=boarding-party", headers=PAGE)
     saved = _post(client, "/editor/scenario/form", [*_form(copy.text), ("action", "save")])
     assert saved.status_code == 303, unescape(saved.text)
     exported = client.get("/editor/scenario/boarding-party-copy/export")
+    assert exported.status_code == 200
     with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
         scenario = next(files.read(n).decode() for n in files.namelist() if "party-copy" in n)
-    assert 'id = "alarm"' in scenario and 'sound = "alarm"' in scenario
+    assert 'id = "the-boarding-alarm"' in scenario and 'sound = "alarm"' in scenario
+    assert '[translations.de.cues.the-boarding-alarm]\nname = "Der Enteralarm"' in scenario
 
 
 def test_the_form_names_the_players_side_and_the_preview_draws_it(
@@ -170,7 +177,8 @@ def test_the_form_names_the_players_side_and_the_preview_draws_it(
     assert rustjaw and "players-side" not in rustjaw.group(1).split()
     saved = _post(client, "/editor/scenario/form", [*fields, ("action", "save")])
     assert saved.status_code == 303, unescape(saved.text)
-    exported = client.get("/editor/scenario/skirmish-copy/export")
+    copy_id = saved.headers["location"].split("/editor/scenario/")[1].split("?")[0]
+    exported = client.get(f"/editor/scenario/{copy_id}/export")
     with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
-        scenario = next(files.read(n).decode() for n in files.namelist() if "skirmish-copy" in n)
+        scenario = next(files.read(n).decode() for n in files.namelist() if copy_id in n)
     assert 'players_side = "allianz"' in scenario

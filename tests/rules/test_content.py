@@ -26,6 +26,8 @@ from app.rules.content import (
     parse_ship_class,
     range_band_for,
 )
+from app.rules.core.messages import message
+from app.web.words import sentence
 
 SHIP = "scenarios/ships/test.toml"
 DECK = "scenarios/decks/test.toml"
@@ -141,7 +143,7 @@ def refused(error: pytest.ExceptionInfo[ContentError], file: str, field: str) ->
     assert error.value.file == file
     assert error.value.field == field
     assert str(error.value).startswith(f"{file}: {field}: ")
-    return error.value.message
+    return sentence(error.value.message)
 
 
 @pytest.fixture
@@ -289,10 +291,10 @@ def test_g_ship_1_ship_sheet_rejects_unknown_fields_naming_them() -> None:
 def test_g_ship_1_ship_sheet_requires_integers_and_a_boolean_is_not_one() -> None:
     with pytest.raises(ContentError) as error:
         parse_ship_class(ship_data(defence=True), SHIP)
-    assert "integer" in refused(error, SHIP, "defence")
+    assert "whole number is needed here, not true" in refused(error, SHIP, "defence")
     with pytest.raises(ContentError) as error:
         parse_ship_class(ship_data(hull_size="12"), SHIP)
-    assert "string" in refused(error, SHIP, "hull_size")
+    assert 'not "12"' in refused(error, SHIP, "hull_size")
 
 
 def test_g_ship_1_ship_sheet_rejects_red_box_beyond_the_track() -> None:
@@ -300,8 +302,8 @@ def test_g_ship_1_ship_sheet_rejects_red_box_beyond_the_track() -> None:
     data["stations"].append({"role": "comms", "deck": "talk", "track": {"boxes": 5, "red": [9]}})
     with pytest.raises(ContentError) as error:
         parse_ship_class(data, SHIP)
-    assert str(error.value) == (
-        f"{SHIP}: stations[3].track.red[0]: box 9 is beyond the track's 5 boxes"
+    assert refused(error, SHIP, "stations[3].track.red[0]") == (
+        "Box 9 is beyond the track's 5 boxes."
     )
 
 
@@ -310,7 +312,7 @@ def test_g_ship_1_ship_sheet_requires_an_engineering_station() -> None:
     del data["stations"][1]
     with pytest.raises(ContentError) as error:
         parse_ship_class(data, SHIP)
-    assert "engineering" in refused(error, SHIP, "stations")
+    assert "Engineering station" in refused(error, SHIP, "stations")
 
 
 def test_g_ship_1_station_deck_must_exist() -> None:
@@ -326,7 +328,7 @@ def test_g_ship_1_station_deck_must_have_the_station_role() -> None:
     data["stations"][2]["deck"] = "guns"
     with pytest.raises(ContentError) as error:
         small_catalogue(ship=data)
-    assert "weapons deck" in refused(error, SHIP, "stations[2].deck")
+    assert "deck for Weapons, but this station is Pilot" in refused(error, SHIP, "stations[2].deck")
 
 
 def test_ship_class_ids_are_unique_across_files() -> None:
@@ -380,7 +382,7 @@ def test_g_map_1_ship_outside_the_map_is_refused() -> None:
     data["ships"][1]["x"] = 16
     with pytest.raises(ContentError) as error:
         parse_scenario(data, SCENARIO)
-    assert "outside the map" in refused(error, SCENARIO, "ships[1].x")
+    assert "off the map" in refused(error, SCENARIO, "ships[1].x")
 
 
 # rule: G-SHIP-1 (issue 31: a game holds at most SHIPS_MAX ships, the projector's count)
@@ -392,7 +394,7 @@ def test_g_ship_1_a_scenario_places_at_most_eight_ships() -> None:
     data["ships"].append({**data["ships"][1], "id": "one-more", "name": "One more"})
     with pytest.raises(ContentError) as error:
         parse_scenario(data, SCENARIO)
-    assert "at most 8 ships, found 9" in refused(error, SCENARIO, "ships")
+    assert "at most 8 ships; this one has 9" in refused(error, SCENARIO, "ships")
 
 
 def test_g_shd_2_shields_cannot_start_active_on_a_ship_without_shields() -> None:
@@ -546,8 +548,10 @@ def test_copied_catalogue_loads_the_same_content(scenario_copy: Path) -> None:
 
 
 def test_content_error_keeps_its_parts_and_pickles() -> None:
-    error = ContentError("scenarios/x.toml", "ships[0].x", "is wrong")
-    assert str(error) == "scenarios/x.toml: ships[0].x: is wrong"
+    error = ContentError(
+        "scenarios/x.toml", "ships[0].x", message("content_off_the_map", value=16, most=15)
+    )
+    assert str(error) == "scenarios/x.toml: ships[0].x: content_off_the_map(value=16, most=15)"
     assert isinstance(error, ValueError)
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.file, copy.field, copy.message) == (error.file, error.field, error.message)

@@ -517,36 +517,36 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
 @pytest.mark.parametrize(
     ("bad", "field", "words"),
     [
-        (cue("x", {"sunrise": 1}, ALERT), "cues[0].trigger.sunrise", "unknown field 'sunrise'"),
-        (cue("x", {"turn": 2, "every": 2}, ALERT), "cues[0].trigger", "names one trigger"),
+        (cue("x", {"sunrise": 1}, ALERT), "cues[0].trigger.sunrise", "no field 'sunrise'"),
+        (cue("x", {"turn": 2, "every": 2}, ALERT), "cues[0].trigger", "one trigger, one of"),
         (
             cue("x", {"destroyed": "ghost"}, ALERT),
             "cues[0].trigger.destroyed",
-            "unknown ship 'ghost'",
+            "no ship 'ghost'",
         ),
         (cue("x", {"enters": "nowhere"}, ALERT), "cues[0].trigger.enters", "no zone map"),
         (cue("x", {"phase": "lunch"}, ALERT), "cues[0].trigger.phase", "lunch"),
         (cue("x", {"gm": True}), "cues[0].actions", "at least one action"),
-        (cue("x", {"gm": True}, {"dance": True}), "cues[0].actions[0].dance", "unknown field"),
+        (cue("x", {"gm": True}, {"dance": True}), "cues[0].actions[0].dance", "no field 'dance'"),
         (
             cue("x", {"gm": True}, {**WAVE, "add_ship": "dreadnought"}),
             "cues[0].actions[0].add_ship",
-            "unknown ship class 'dreadnought'",
+            "no ship class 'dreadnought'",
         ),
         (
             cue("x", {"gm": True}, {**WAVE, "name": "Rustjaw"}),
             "cues[0].actions[0].name",
-            "already in the game",
+            "already in the battle",
         ),
-        (cue("x", {"gm": True}, {**WAVE, "x": 40}), "cues[0].actions[0].x", "outside the map"),
+        (cue("x", {"gm": True}, {**WAVE, "x": 40}), "cues[0].actions[0].x", "off the map"),
         (
             cue("x", {"gm": True}, {"message": "Hi", "to": "kestrel/galley"}),
             "cues[0].actions[0].to",
-            "unknown station 'galley'",
+            "no station 'galley'",
         ),
-        (cue("x", {"gm": True}, {"fire": "y"}), "cues[0].actions[0].fire", "unknown cue 'y'"),
+        (cue("x", {"gm": True}, {"fire": "y"}), "cues[0].actions[0].fire", "no cue 'y'"),
         (cue("x", {"gm": True}, {"sound": "kazoo"}), "cues[0].actions[0].sound", "kazoo"),
-        (cue("x", {"gm": True}, {"fire": "x"}), "cues[0].actions", "loop: x -> x"),
+        (cue("x", {"gm": True}, {"fire": "x"}), "cues[0].actions", "loop: X, X"),
         (
             cue("x", {"gm": True}, {"npc": "kestrel", "auto": True}),
             "cues[0].actions[0].npc",
@@ -562,7 +562,33 @@ def test_m_cues_6_bad_cue_data_is_refused_naming_the_file_and_field(
     with pytest.raises(ContentError) as caught:
         scenario_with("skirmish", bad)
     assert (caught.value.file, caught.value.field) == ("skirmish.toml", field)
-    assert words in caught.value.message
+    assert words in sentence(caught.value.message)
+
+
+# rule: M-CUES-6
+def test_m_cues_6_every_problem_of_a_scenario_is_named_at_once() -> None:
+    """A file is refused with all it gets wrong, not its first problem per try."""
+    cues = [
+        cue("x", {"destroyed": "schakall"}, ALERT),
+        cue("y", {"turn": 2}, {"sound": "gong"}, {"message": "Hi", "to": "nobody"}),
+        cue("z", {"turn": 3}, {**WAVE, "add_ship": "dreadnought"}),
+    ]
+    with pytest.raises(ContentError) as caught:
+        scenario_with("skirmish", *cues)
+    assert [(e.file, e.field) for e in caught.value.every] == [
+        ("skirmish.toml", "cues[0].trigger.destroyed"),
+        ("skirmish.toml", "cues[1].actions[0].sound"),
+        ("skirmish.toml", "cues[1].actions[1].to"),
+    ]
+    # What other files define is checked once the file itself reads: the class comes next.
+    with pytest.raises(ContentError) as caught:
+        scenario_with(
+            "skirmish", cues[2], cue("w", {"turn": 4}, {**WAVE, "add_ship": "barge", "name": "B"})
+        )
+    assert [e.field for e in caught.value.every] == [
+        "cues[0].actions[0].add_ship",
+        "cues[1].actions[0].add_ship",
+    ]
 
 
 # rule: M-CUES-6
@@ -571,7 +597,7 @@ def test_m_cues_6_cues_that_fire_each_other_in_a_ring_are_refused() -> None:
     ring.append(cue("c", {"turn": 3}, {"fire": "a"}))
     with pytest.raises(ContentError) as caught:
         scenario_with("skirmish", *ring)
-    assert "a -> b -> c -> a" in caught.value.message
+    assert "loop: A, B, C, A" in sentence(caught.value.message)  # by their names
 
 
 # rule: M-CUES-6
@@ -581,7 +607,7 @@ def test_m_cues_6_a_repeating_cue_placing_a_ship_where_it_watches_is_refused() -
     )
     with pytest.raises(ContentError) as caught:
         scenario_with("nebula-ambush", loop)
-    assert "fires itself" in caught.value.message
+    assert "fires itself" in sentence(caught.value.message)
 
 
 # rule: M-CUES-6

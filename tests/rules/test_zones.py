@@ -13,6 +13,7 @@ from app.rules import apply, new_game
 from app.rules import commands as c
 from app.rules.content import Catalogue, ContentError, Weapon, parse_scenario
 from app.rules.core.state import distance, range_band
+from app.web.words import sentence
 
 from .builders import (
     CAT,
@@ -139,19 +140,19 @@ def test_g_zone_1_a_zone_touching_an_unknown_zone_names_the_field() -> None:
     data = ring_data(terrain={"b": {"touches": ["a", "c", "nowhere"]}})
     error = content_error(data)
     assert error.field == "map.zones[1].touches[2]"
-    assert "unknown zone 'nowhere'" in error.message
+    assert "no zone 'nowhere'" in sentence(error.message)
 
 
 def test_g_zone_1_touching_goes_both_ways() -> None:
     error = content_error(ring_data(terrain={"b": {"touches": ["a", "c", "e"]}}))
     assert error.field == "map.zones[1].touches[2]"
-    assert "touching goes both ways" in error.message
+    assert "touching goes both ways" in sentence(error.message)
 
 
 def test_g_zone_1_a_ship_placed_outside_every_zone_names_the_ship() -> None:
     error = content_error(ring_data(rustjaw="beyond"))
     assert error.field == "ships[1].zone"
-    assert "outside every zone" in error.message
+    assert "no zone 'beyond'" in sentence(error.message)
 
 
 def test_g_zone_1_a_map_that_is_not_connected_is_refused() -> None:
@@ -166,17 +167,18 @@ def test_g_zone_1_a_map_that_is_not_connected_is_refused() -> None:
     )
     error = content_error(data)
     assert error.field == "map.zones"
-    assert "not connected" in error.message and "c, d, e" in error.message
+    said = sentence(error.message)
+    assert "not connected" in said and "Zone C, Zone D, Zone E" in said
 
 
 @pytest.mark.parametrize(
     "zone, field, words",
     [
-        ({"terrain": "difficult"}, "map.zones[1].cost", "is required"),
-        ({"terrain": "difficult", "cost": 4}, "map.zones[1].cost", "between 1 and 3"),
+        ({"terrain": "difficult"}, "map.zones[1].cost", "Fill this in"),
+        ({"terrain": "difficult", "cost": 4}, "map.zones[1].cost", "from 1 to 3"),
         ({"terrain": "open", "cost": 1}, "map.zones[1].cost", "costs nothing"),
-        ({"terrain": "swamp"}, "map.zones[1].terrain", "unknown terrain"),
-        ({"x": 999}, "map.zones[1].x", "between 0 and"),
+        ({"terrain": "swamp"}, "map.zones[1].terrain", "not one of"),
+        ({"x": 999}, "map.zones[1].x", "from 0 to"),
     ],
 )
 def test_g_zone_1_terrain_and_drawing_are_checked(
@@ -184,7 +186,7 @@ def test_g_zone_1_terrain_and_drawing_are_checked(
 ) -> None:
     error = content_error(ring_data(terrain={"b": zone}))
     assert error.field == field
-    assert words in error.message
+    assert words in sentence(error.message)
 
 
 def test_g_zone_1_ships_on_a_zone_map_stand_in_zones_not_squares() -> None:

@@ -33,7 +33,13 @@ from tests.rules.test_properties import Game
 ROOT = Path(__file__).resolve().parents[2]
 # Where messages are made: the engine, the service layer's own refusals (seats per address) and
 # the web layer's (tokens, CSRF).
-SOURCES = (ROOT / "app" / "rules", ROOT / "app" / "service", ROOT / "app" / "web")
+SOURCES = (
+    ROOT / "app" / "rules",
+    ROOT / "app" / "service",
+    ROOT / "app" / "web",
+    ROOT / "app" / "content.py",  # the content files' checks
+    ROOT / "app" / "i18n_content.py",
+)
 GERMAN = ROOT / "translations" / "de" / "LC_MESSAGES" / "engine.po"
 
 # Games the bot table plays: every shipped scenario, with each optional module at least once.
@@ -138,7 +144,9 @@ def _literals(node: ast.expr) -> list[str]:
 
 
 def _source_files() -> list[Path]:
-    return sorted([p for source in SOURCES for p in source.rglob("*.py")])
+    return sorted(
+        [p for source in SOURCES for p in (source.rglob("*.py") if source.is_dir() else [source])]
+    )
 
 
 def source_calls() -> Iterator[tuple[str, str, set[str] | None, str]]:

@@ -8,12 +8,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.messages import message
 from .checks import ContentError as ContentError  # part of this module's interface
+from .checks import ContentErrors as ContentErrors
 from .checks import (
+    Problems,
     Table,
     check_hit_table,
+    duplicates,
     field_path,
-    first_duplicate,
     index_by_id,
 )
 from .zone_content import ZoneMap, parse_map
@@ -259,42 +262,37 @@ def _track(parent: Table, key: str, min_boxes: int) -> Track:
     red = table.integers("red", low=1, default=())
     for index, box in enumerate(red):
         if box > boxes:
-            raise ContentError(
-                table.file,
-                field_path(table.at("red"), index),
-                f"box {box} is beyond the track's {boxes} boxes",
-            )
-    duplicate = first_duplicate(str(box) for box in red)
-    if duplicate:
-        raise ContentError(
-            table.file,
-            field_path(table.at("red"), duplicate[1]),
-            f"box {red[duplicate[1]]} is listed twice",
-        )
-    return Track(boxes, tuple(sorted(red)))
+            beyond = message("content_red_beyond_track", box=box, boxes=boxes)
+            table.report(field_path("red", index), beyond)
+    for _, later in duplicates(str(box) for box in red):
+        table.report(field_path("red", later), message("content_red_twice", box=red[later]))
+    return Track(boxes, tuple(sorted(set(red))))
 
 
 def _cards(parent: Table, key: str, *, id_prefix: str, source: str) -> tuple[Card, ...]:
     entries = parent.tables(key, required=("name", "value", "kind", "effect"), optional=("copies",))
-    if not entries:
-        raise parent.error(key, "needs at least one card")
+    if not entries and parent.has(key):
+        parent.report(key, message("content_no_cards"))
     cards: list[Card] = []
     for entry in entries:
         name = entry.text("name")
         value = entry.integer("value", low=0, high=CARD_VALUE_MAX)
-        kind = entry.choice("kind", CARD_KINDS, "card kind")
+        kind = entry.choice("kind", CARD_KINDS)
         if kind == "medicine" and source == "station":
-            raise entry.error(
-                "kind",
-                "medicine cards are for first aid; they belong in a "
-                "character's Skill deck, not a Station deck",
-            )
+            entry.report("kind", message("content_medicine_in_station_deck"))
         effect = entry.text("effect")
         for _ in range(entry.integer("copies", low=1, high=20, default=1)):
             cards.append(
                 Card(f"{id_prefix}-{len(cards) + 1:02d}", name, value, kind, effect, source)
             )
     return tuple(cards)
+
+
+def _unique_ids(table: Table, key: str, ids: list[str]) -> None:
+    """Each id of a list once: a later one that repeats an earlier one is named."""
+    for first, later in duplicates(ids):
+        taken = message("content_id_taken", id=ids[later], row=first + 1)
+        table.report(f"{field_path(key, later)}.id", taken)
 
 
 def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
@@ -309,27 +307,21 @@ def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
     name = sheet.text("name")
     hull_size = sheet.integer("hull_size", low=1, high=200)
     defence = sheet.integer("defence", low=0, high=20)
-    systems = sheet.choice("systems", SYSTEMS, "systems type", default="normal")
+    systems = sheet.choice("systems", SYSTEMS, default="normal")
     hull = _track(sheet, "hull", min_boxes=1)
     shields = _track(sheet, "shields", min_boxes=0)
 
     stations: list[StationSpec] = []
     for entry in sheet.tables("stations", required=("role", "track", "deck"), optional=("id",)):
-        role = entry.choice("role", ROLES, "role")
+        role = entry.choice("role", ROLES)
         station_id = entry.slug("id", default=role)
         stations.append(
             StationSpec(station_id, role, _track(entry, "track", min_boxes=1), entry.slug("deck"))
         )
-    duplicate = first_duplicate(s.id for s in stations)
-    if duplicate:
-        raise ContentError(
-            source,
-            f"stations[{duplicate[1]}].id",
-            f"station id {stations[duplicate[1]].id!r} is already used by stations[{duplicate[0]}]",
-        )
-    if not any(s.role == "engineering" for s in stations):
+    _unique_ids(sheet, "stations", [s.id for s in stations])
+    if sheet.has("stations") and not any(s.role == "engineering" for s in stations):
         # Engineering allocates damage and repairs (G-DMG-4, G-DMG-8, G-REP-1).
-        raise sheet.error("stations", "a ship needs an engineering station")
+        sheet.report("stations", message("content_needs_engineering"))
 
     weapons = [
         _weapon(entry)
@@ -340,13 +332,8 @@ def parse_ship_class(data: dict[str, Any], source: str) -> ShipClass:
             default=(),
         )
     ]
-    duplicate = first_duplicate(w.id for w in weapons)
-    if duplicate:
-        raise ContentError(
-            source,
-            f"weapons[{duplicate[1]}].id",
-            f"weapon id {weapons[duplicate[1]].id!r} is already used by weapons[{duplicate[0]}]",
-        )
+    _unique_ids(sheet, "weapons", [w.id for w in weapons])
+    sheet.problems.check()
     return ShipClass(
         ship_id,
         name,
@@ -365,19 +352,17 @@ def _weapon(entry: Table) -> Weapon:
     kind = entry.slug("kind") if entry.has("kind") else None
     bands = [b.id for b in RANGE_BANDS]
     if entry.has("max_range"):
-        max_range = entry.choice("max_range", bands, "range band")
+        max_range = entry.choice("max_range", bands)
     elif kind in KIND_REACH:
         max_range = KIND_REACH[kind]
     else:
-        raise entry.error(
-            "max_range",
-            f"is needed unless the kind is one with its own reach ({', '.join(KIND_REACH)})",
-        )
+        entry.report("max_range", message("content_needs_reach", kinds=list(KIND_REACH)))
+        max_range = bands[0]
     magazine = None
     if kind == "torpedo":
         magazine = entry.integer("magazine", low=0, high=99, default=MAGAZINE_DEFAULT)
     elif entry.has("magazine"):
-        raise entry.error("magazine", 'only a torpedo launcher (kind = "torpedo") has a magazine')
+        entry.report("magazine", message("content_magazine_for_torpedoes"))
     return Weapon(
         entry.slug("id"),
         entry.text("name"),
@@ -393,11 +378,11 @@ def parse_deck(data: dict[str, Any], source: str) -> Deck:
     sheet = Table(data, source, required=("id", "name", "role", "cards"), optional=("prefix",))
     deck_id = sheet.slug("id")
     name = sheet.text("name")
-    role = sheet.choice("role", ROLES, "role")
+    role = sheet.choice("role", ROLES)
     prefix = sheet.slug("prefix", default=deck_id)
-    return Deck(
-        deck_id, name, role, _cards(sheet, "cards", id_prefix=prefix, source="station"), source
-    )
+    cards = _cards(sheet, "cards", id_prefix=prefix, source="station")
+    sheet.problems.check()
+    return Deck(deck_id, name, role, cards, source)
 
 
 def parse_character(data: dict[str, Any], source: str) -> Character:
@@ -417,6 +402,7 @@ def parse_character(data: dict[str, Any], source: str) -> Character:
     medicine = sheet.integer("medicine", low=0, high=10, default=0)
     blurb = sheet.text("blurb") if sheet.has("blurb") else ""
     cards = _cards(sheet, "skill_cards", id_prefix=f"skill-{char_id}", source="skill")
+    sheet.problems.check()
     return Character(
         char_id, name, strength, dexterity, endurance, armour, medicine, cards, blurb, source
     )
@@ -443,9 +429,13 @@ def _settings(sheet: Table) -> ScenarioSettings:
     )
     hit_table = defaults.hit_table
     if table.has("hit_table"):
-        hit_table = check_hit_table(
-            table.file, table.at("hit_table"), table.array("hit_table"), (*ROLES, "hull", "shields")
-        )
+        with table.problems.each():
+            hit_table = check_hit_table(
+                table.file,
+                table.at("hit_table"),
+                table.array("hit_table"),
+                (*ROLES, "hull", "shields"),
+            )
     return ScenarioSettings(
         orders_seconds=table.integer(
             "orders_seconds", low=5, high=3600, default=defaults.orders_seconds
@@ -483,9 +473,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     settings = _settings(sheet)
     zone_map = parse_map(sheet)
     if zone_map is not None and settings.zone_move_two < settings.zone_move_one:
-        raise sheet.error(
-            "settings.zone_move_two", "moving two zones cannot cost less than moving one"
-        )
+        sheet.report("settings.zone_move_two", message("content_zone_moves"))
 
     ships: list[ShipPlacement] = []
     where = ("zone",) if zone_map else ("x", "y")
@@ -496,8 +484,8 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
     ):
         if zone_map is None:
             # rule: G-MAP-1: positions are squares on a map of map_width x map_height, from 0.
-            x = _square(entry, "x", settings.map_width, "map_width")
-            y = _square(entry, "y", settings.map_height, "map_height")
+            x = _square(entry, "x", settings.map_width)
+            y = _square(entry, "y", settings.map_height)
             zone = None
         else:
             x = y = 0
@@ -507,35 +495,27 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
                 entry.slug("id"),
                 entry.text("name"),
                 entry.slug("ship_class"),
-                entry.choice("crew", CREWS, "crew"),
+                entry.choice("crew", CREWS),
                 entry.slug("side"),
                 x,
                 y,
                 entry.flag("shields_active"),
                 zone,
-                entry.choice("quality", QUALITIES, "crew quality", default="proficient"),
+                entry.choice("quality", QUALITIES, default="proficient"),
             )
         )
-    if len(ships) < 2:
-        raise sheet.error("ships", f"a battle needs at least two ships, found {len(ships)}")
+    if sheet.has("ships") and len(ships) < 2:
+        sheet.report("ships", message("content_too_few_ships", count=len(ships)))
     if len(ships) > SHIPS_MAX:
-        raise sheet.error("ships", f"a battle holds at most {SHIPS_MAX} ships, found {len(ships)}")
-    duplicate = first_duplicate(s.id for s in ships)
-    if duplicate:
-        raise ContentError(
-            source,
-            f"ships[{duplicate[1]}].id",
-            f"ship id {ships[duplicate[1]].id!r} is already used by ships[{duplicate[0]}]",
-        )
+        sheet.report("ships", message("content_too_many_ships", most=SHIPS_MAX, count=len(ships)))
+    _unique_ids(sheet, "ships", [s.id for s in ships])
     sides = {s.side for s in ships}
-    if len(sides) < 2:
-        raise sheet.error("ships", "all ships are on one side; a battle needs at least two sides")
+    if len(ships) >= 2 and len(sides) < 2:
+        sheet.report("ships", message("content_one_side"))
     players_side = sheet.slug("players_side") if sheet.has("players_side") else None
-    if players_side is not None and players_side not in sides:
-        raise sheet.error(
-            "players_side",
-            f"no ship stands on side {players_side!r}; sides here: {', '.join(sorted(sides))}",
-        )
+    if players_side is not None and sides and players_side not in sides:
+        no_side = message("content_no_such_side", side=players_side, known=sorted(sides))
+        sheet.report("players_side", no_side)
     placed = Placed(
         {s.id: s.crew for s in ships},
         frozenset(s.name for s in ships),
@@ -543,7 +523,11 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         settings.map_height,
         zone_map,
     )
-    sections = {key: section.read(sheet, placed) for key, section in SECTIONS.items()}
+    sections = {}
+    for key, section in SECTIONS.items():
+        with sheet.problems.each():
+            sections[key] = section.read(sheet, placed)
+    sheet.problems.check()
     return Scenario(
         scenario_id,
         name,
@@ -562,19 +546,15 @@ def _zone_of(entry: Table, zone_map: ZoneMap) -> str:
     """rule: G-ZONE-1: on a zone map every ship stands in one of its zones."""
     zone = entry.slug("zone")
     known = zone_map.by_id()
-    if zone not in known:
-        raise entry.error(
-            "zone", f"{zone!r} is outside every zone of the map; known zones: {', '.join(known)}"
-        )
+    if entry.has("zone") and zone not in known:
+        entry.report("zone", message("content_unknown_zone", zone=zone, known=list(known)))
     return zone
 
 
-def _square(entry: Table, key: str, size: int, size_name: str) -> int:
+def _square(entry: Table, key: str, size: int) -> int:
     value = entry.integer(key)
-    if not 0 <= value < size:
-        raise entry.error(
-            key, f"{value} is outside the map (0 to {size - 1}, settings.{size_name} = {size})"
-        )
+    if entry.has(key) and not 0 <= value < size:
+        entry.report(key, message("content_off_the_map", value=value, most=size - 1))
     return value
 
 
@@ -590,72 +570,76 @@ def build_catalogue(
     """Index parsed content by id and check what one file cannot see alone: decks named by
     stations, ship classes named by scenarios, and card ids that must be unique game-wide."""
     catalogue = Catalogue(
-        index_by_id(ships, "ship class"),
-        index_by_id(decks, "deck"),
-        index_by_id(characters, "character"),
-        index_by_id(scenarios, "scenario"),
+        index_by_id(ships),
+        index_by_id(decks),
+        index_by_id(characters),
+        index_by_id(scenarios),
     )
     check_cross_references(catalogue)
     return catalogue
 
 
 def check_cross_references(catalogue: Catalogue) -> None:
-    """What no single file can check: references between files and game-wide card ids."""
+    """What no single file can check: references between files and game-wide card ids. Raises
+    every problem found."""
+    problems = Problems()
     for ship in catalogue.ships.values():
         for index, station in enumerate(ship.stations):
             where = f"stations[{index}].deck"
             deck = catalogue.decks.get(station.deck)
             if deck is None:
-                known = ", ".join(sorted(catalogue.decks)) or "(none)"
-                raise ContentError(
-                    ship.source, where, f"unknown deck {station.deck!r}; known decks: {known}"
+                unknown = message(
+                    "content_unknown_deck", deck=station.deck, known=sorted(catalogue.decks)
                 )
-            if deck.role != station.role:
-                raise ContentError(
-                    ship.source,
-                    where,
-                    f"deck {deck.id!r} is a {deck.role} deck "
-                    f"but the station's role is {station.role}",
+                problems.add(ContentError(ship.source, where, unknown))
+            elif deck.role != station.role:
+                wrong = message(
+                    "content_deck_of_another_role",
+                    deck=deck.name,
+                    deck_role=deck.role,
+                    station=station.role,
                 )
+                problems.add(ContentError(ship.source, where, wrong))
 
     # The engine keys cards by id across the whole game, so a clash anywhere is an error.
     owners: dict[str, str] = {}
     for deck in catalogue.decks.values():
-        _claim_cards(owners, deck.cards, deck.source, "prefix")
+        with problems.each():
+            _claim_cards(owners, deck.cards, deck.source, "prefix")
     for character in catalogue.characters.values():
-        _claim_cards(owners, character.skill_cards, character.source, "id")
+        with problems.each():
+            _claim_cards(owners, character.skill_cards, character.source, "id")
 
     for scenario in catalogue.scenarios.values():
         for index, placement in enumerate(scenario.ships):
             ship_class = catalogue.ships.get(placement.ship_class)
             if ship_class is None:
-                known = ", ".join(sorted(catalogue.ships)) or "(none)"
-                raise ContentError(
-                    scenario.source,
-                    f"ships[{index}].ship_class",
-                    f"unknown ship class {placement.ship_class!r}; known classes: {known}",
+                unknown = message(
+                    "content_unknown_ship_class",
+                    ship_class=placement.ship_class,
+                    known=sorted(catalogue.ships),
                 )
-            if placement.shields_active and ship_class.shields.boxes == 0:
-                raise ContentError(
-                    scenario.source,
-                    f"ships[{index}].shields_active",
-                    f"a {ship_class.id} has no shields to raise",
+                problems.add(ContentError(scenario.source, f"ships[{index}].ship_class", unknown))
+            elif placement.shields_active and ship_class.shields.boxes == 0:
+                no_shields = message("content_no_shields_to_raise", ship_class=ship_class.name)
+                problems.add(
+                    ContentError(scenario.source, f"ships[{index}].shields_active", no_shields)
                 )
         ship_classes = {placement.id: placement.ship_class for placement in scenario.ships}
+        if any(c not in catalogue.ships for c in ship_classes.values()):
+            continue  # the sections' checks would only repeat it
         for key, section in SECTIONS.items():
             if key in scenario.sections:
-                section.check(
-                    scenario.source, scenario.sections[key], catalogue.ships, ship_classes
-                )
+                with problems.each():
+                    section.check(
+                        scenario.source, scenario.sections[key], catalogue.ships, ship_classes
+                    )
+    problems.check()
 
 
 def _claim_cards(owners: dict[str, str], cards: Iterable[Card], source: str, key: str) -> None:
     for card in cards:
         if card.id in owners:
-            raise ContentError(
-                source or "(unknown file)",
-                key,
-                f"card id {card.id!r} is also made by {owners[card.id]}; "
-                f"card ids must be unique across all decks",
-            )
+            clash = message("content_card_id_clash", card=card.id, file=owners[card.id])
+            raise ContentError(source or "(unknown file)", key, clash)
         owners[card.id] = source or "another file"

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import ContentError, Table, check_slug, field_path, first_duplicate
+from ..core.messages import message
+from .checks import Table, check_slug, duplicates, field_path
 
 TERRAINS = ("open", "difficult", "hazardous")
 MAP_KINDS = ("grid", "zones")
@@ -48,49 +49,44 @@ def parse_map(sheet: Table) -> ZoneMap | None:
     if not sheet.has("map"):
         return None
     table = sheet.table("map", required=("kind",), optional=("zones",))
-    kind = table.choice("kind", MAP_KINDS, "map kind")
+    kind = table.choice("kind", MAP_KINDS)
     if kind == "grid":
         if table.has("zones"):
-            raise table.error("zones", 'a grid map has no zones; set kind = "zones"')
+            table.report("zones", message("content_grid_has_no_zones"))
         return None
     entries = table.tables(
         "zones",
         required=("id", "name", "terrain", "x", "y", "touches"),
         optional=("cost", "cover"),
     )
-    if len(entries) < 2:
-        raise table.error("zones", f"a zone map needs at least two zones, found {len(entries)}")
+    if table.has("zones") and len(entries) < 2:
+        table.report("zones", message("content_too_few_zones", count=len(entries)))
     if len(entries) > ZONES_MAX:
-        raise table.error("zones", f"at most {ZONES_MAX} zones fit a screen, found {len(entries)}")
+        table.report("zones", message("content_too_many_zones", most=ZONES_MAX, count=len(entries)))
     zones = [_zone(entry) for entry in entries]
-    duplicate = first_duplicate(z.id for z in zones)
-    if duplicate:
-        raise ContentError(
-            table.file,
-            field_path(table.at("zones"), duplicate[1]) + ".id",
-            f"zone id {zones[duplicate[1]].id!r} is already used by zones[{duplicate[0]}]",
-        )
-    _check_touches(table, zones)
+    for first, later in duplicates(z.id for z in zones):
+        taken = message("content_id_taken", id=zones[later].id, row=first + 1)
+        table.report(field_path(table.at("zones"), later) + ".id", taken)
+    if zones:
+        _check_touches(table, zones)
     return ZoneMap(tuple(zones))
 
 
 def _zone(entry: Table) -> Zone:
-    terrain = entry.choice("terrain", TERRAINS, "terrain")
+    terrain = entry.choice("terrain", TERRAINS)
     if terrain == "open":
         if entry.has("cost"):
-            raise entry.error("cost", "open space costs nothing to leave; drop the cost")
+            entry.report("cost", message("content_open_space_costs_nothing"))
         cost = 0
     else:
         # 003's table: 1 dust or debris, 2 dense nebula or stellar gravity well, 3 singularity.
         cost = entry.integer("cost", low=1, high=3)
-    touches = entry.array("touches")
-    names = [
-        check_slug(entry.file, field_path(entry.at("touches"), i), item)
-        for i, item in enumerate(touches)
-    ]
-    duplicate = first_duplicate(names)
-    if duplicate:
-        raise entry.error("touches", f"{names[duplicate[1]]!r} is listed twice")
+    names: list[str] = []
+    for index, item in enumerate(entry.array("touches")):
+        with entry.problems.each():
+            names.append(check_slug(entry.file, field_path(entry.at("touches"), index), item))
+    for _, later in duplicates(names):
+        entry.report("touches", message("content_touch_twice", zone=names[later]))
     return Zone(
         entry.slug("id"),
         entry.text("name"),
@@ -106,31 +102,26 @@ def _zone(entry: Table) -> Zone:
 def _check_touches(table: Table, zones: list[Zone]) -> None:
     known = {z.id: i for i, z in enumerate(zones)}
     for index, zone in enumerate(zones):
-        where = field_path(table.at("zones"), index)
+        where = field_path("zones", index)
         for t, other in enumerate(zone.touches):
             field = f"{where}.touches[{t}]"
             if other == zone.id:
-                raise ContentError(table.file, field, "a zone cannot touch itself")
-            if other not in known:
-                raise ContentError(
-                    table.file,
-                    field,
-                    f"unknown zone {other!r}; known zones: {', '.join(sorted(known))}",
+                table.report(field, message("content_zone_touches_itself"))
+            elif other not in known:
+                table.report(
+                    field, message("content_unknown_zone", zone=other, known=sorted(known))
                 )
-            if zone.id not in zones[known[other]].touches:
-                raise ContentError(
-                    table.file,
-                    field,
-                    f"{zone.id!r} touches {other!r} but {other!r} does not list {zone.id!r} "
-                    "in its touches; touching goes both ways",
+            elif zone.id not in zones[known[other]].touches:
+                one_way = message(
+                    "content_touch_one_way", zone=zone.name, other=zones[known[other]].name
                 )
-    reached = steps_from({z.id: z.touches for z in zones}, zones[0].id)
-    cut_off = [z.id for z in zones if z.id not in reached]
+                table.report(field, one_way)
+    touches = {z.id: [t for t in z.touches if t in known] for z in zones}
+    reached = steps_from(touches, zones[0].id)
+    cut_off = [z.name for z in zones if z.id not in reached]
     if cut_off:
-        raise ContentError(
-            table.file,
-            table.at("zones"),
-            f"the map is not connected: no way from {zones[0].id!r} to {', '.join(cut_off)}",
+        table.report(
+            "zones", message("content_map_not_connected", start=zones[0].name, cut_off=cut_off)
         )
 
 

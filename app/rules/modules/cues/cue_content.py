@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...content import QUALITIES, SHIPS_MAX, SOUNDS, Placed
-from ...content.checks import ContentError, Table, first_duplicate
+from ...content.checks import ContentError, Problems, Table, duplicates
+from ...core.messages import message
 
 # The phases a `phase` trigger may name (core/phases.py; `resolve` is never a resting phase).
 PHASES = ("orders", "allocation", "turn_end", "downtime")
 CUES_MAX = 40
+MESSAGE_MAX = 280  # characters of a cue's message, as of the GM's own (SendMessage)
+NAME_MAX = 60  # characters of the name of a ship a cue brings in
 # One key of a trigger table names its kind; the others it may carry.
 TRIGGERS: dict[str, tuple[str, ...]] = {
     "turn": (),
@@ -56,22 +59,27 @@ class Cue:
 
 
 def parse_cues(sheet: Table, placed: Placed) -> tuple[Cue, ...]:
-    """The scenario's `[[cues]]`, checked as far as its own file can be."""
+    """The scenario's `[[cues]]`, checked as far as its own file can be: every cue on its own,
+    every action of a cue on its own, so that each problem is named at once."""
     entries = sheet.tables(
         "cues", required=("id", "name", "trigger", "actions"), optional=("repeat",), default=()
     )
     if len(entries) > CUES_MAX:
-        raise sheet.error("cues", f"a scenario holds at most {CUES_MAX} cues, found {len(entries)}")
+        sheet.report("cues", message("content_too_many_cues", most=CUES_MAX, count=len(entries)))
     ids = [entry.slug("id") for entry in entries]
-    duplicate = first_duplicate(ids)
-    if duplicate:
-        raise entries[duplicate[1]].error(
-            "id", f"cue id {ids[duplicate[1]]!r} is already used by cues[{duplicate[0]}]"
-        )
-    cues = tuple(_cue(entry, placed, set(ids), QUALITIES) for entry in entries)
-    _check_new_ships(sheet, entries, cues, placed, SHIPS_MAX)
-    _check_loops(sheet, cues)
-    return cues
+    for first, later in duplicates(ids):
+        entries[later].report("id", message("content_id_taken", id=ids[later], row=first + 1))
+    read: list[tuple[Table, Cue]] = []
+    for entry in entries:
+        # A cue with a problem is left out of the checks of the whole: they would repeat it.
+        before = len(sheet.problems.found)
+        with sheet.problems.each():
+            cue = _cue(entry, placed, set(ids), QUALITIES)
+            if len(sheet.problems.found) == before:
+                read.append((entry, cue))
+    _check_new_ships(read, placed, SHIPS_MAX)
+    _check_loops(read)
+    return tuple(cue for _, cue in read)
 
 
 def _one_kind(table: Table, kinds: Mapping[str, tuple[str, ...]], what: str) -> str:
@@ -80,8 +88,10 @@ def _one_kind(table: Table, kinds: Mapping[str, tuple[str, ...]], what: str) -> 
         raise ContentError(
             table.file,
             table.path,
-            f"names one {what} of: {', '.join(kinds)}"
-            + (f"; found {', '.join(found)}" if found else ""),
+            message(
+                "content_one_trigger_of" if what == "trigger" else "content_one_action_of",
+                known=list(kinds),
+            ),
         )
     return found[0]
 
@@ -92,55 +102,48 @@ def _cue(entry: Table, placed: Placed, cue_ids: set[str], qualities: tuple[str, 
     repeat = entry.flag("repeat", default=False)
     if trigger["kind"] == "every":
         if entry.has("repeat") and not repeat:
-            raise entry.error("repeat", "a cue that fires every few turns repeats")
+            entry.report("repeat", message("content_every_repeats"))
         repeat = True
     actions = entry.tables(
         "actions", optional=tuple({k for a in ACTIONS.items() for k in (a[0], *a[1])})
     )
-    if not actions:
-        raise entry.error("actions", "a cue needs at least one action")
-    return Cue(
-        cue_id,
-        entry.text("name"),
-        trigger,
-        tuple(_action(action, placed, cue_ids, qualities) for action in actions),
-        repeat,
-    )
+    if entry.has("actions") and not actions:
+        entry.report("actions", message("content_cue_needs_action"))
+    done = []
+    for action in actions:
+        with entry.problems.each():
+            done.append(_action(action, placed, cue_ids, qualities))
+    return Cue(cue_id, entry.text("name"), trigger, tuple(done), repeat)
 
 
 def _ship(table: Table, key: str, placed: Placed) -> str:
     ship = table.slug(key)
     if ship not in placed.ships:
-        raise table.error(
-            key, f"unknown ship {ship!r}; the scenario's ships: {', '.join(placed.ships)}"
-        )
+        raise table.error(key, message("content_unknown_ship", ship=ship, known=list(placed.ships)))
     return ship
 
 
 def _zone(table: Table, key: str, placed: Placed) -> str:
     if placed.zone_map is None:
-        raise table.error(key, "this scenario has no zone map")
+        raise table.error(key, message("content_no_zone_map"))
     zone = table.slug(key)
     known = placed.zone_map.by_id()
     if zone not in known:
-        raise table.error(key, f"unknown zone {zone!r}; known zones: {', '.join(known)}")
+        raise table.error(key, message("content_unknown_zone", zone=zone, known=list(known)))
     return zone
 
 
 def _trigger(entry: Table, placed: Placed) -> dict[str, Any]:
-    raw = entry.data["trigger"]
+    raw = entry.data.get("trigger")
     if not isinstance(raw, dict):
-        raise entry.error("trigger", "must be a table, such as { turn = 3 }")
-    kind = _one_kind(
-        Table(raw, entry.file, entry.at("trigger"), optional=(*TRIGGERS, "ship")),
-        TRIGGERS,
-        "trigger",
-    )
-    table = Table(raw, entry.file, entry.at("trigger"), required=(kind,), optional=TRIGGERS[kind])
+        raise entry.error("trigger", message("content_trigger_not_table"))
+    path = entry.at("trigger")
+    kind = _one_kind(entry.inner(raw, path, optional=(*TRIGGERS, "ship")), TRIGGERS, "trigger")
+    table = entry.inner(raw, path, required=(kind,), optional=TRIGGERS[kind])
     if kind in ("turn", "every"):
         return {"kind": kind, "turns": table.integer(kind, low=1, high=99)}
     if kind == "phase":
-        return {"kind": kind, "phase": table.choice(kind, PHASES, "phase")}
+        return {"kind": kind, "phase": table.choice(kind, PHASES)}
     if kind == "hull_at_most":
         return {
             "kind": "hull",
@@ -156,7 +159,7 @@ def _trigger(entry: Table, placed: Placed) -> dict[str, Any]:
         ship = _ship(table, "ship", placed) if table.has("ship") else None
         return {"kind": kind, "zone": _zone(table, kind, placed), "ship": ship}
     if not table.flag(kind):  # gm, prop: only FireCue fires them
-        raise table.error(kind, "write it as true")
+        raise table.error(kind, message("content_write_true"))
     return {"kind": kind}
 
 
@@ -164,16 +167,16 @@ def _action(
     table: Table, placed: Placed, cue_ids: set[str], qualities: tuple[str, ...]
 ) -> dict[str, Any]:
     kind = _one_kind(table, ACTIONS, "action")
-    table = Table(table.data, table.file, table.path, required=(kind,), optional=ACTIONS[kind])
+    table = table.inner(table.data, table.path, required=(kind,), optional=ACTIONS[kind])
     if kind == "message":
         text = table.text(kind)
-        if len(text) > 280:
-            raise table.error(kind, "a message holds at most 280 characters")
+        if len(text) > MESSAGE_MAX:
+            table.report(kind, message("content_message_too_long", most=MESSAGE_MAX))
         to = table.text("to", default="all")
         if to != "all":
             ship = to.partition("/")[0]
             if ship not in placed.ships:
-                raise table.error("to", f"unknown ship {ship!r}; write all, a ship or ship/station")
+                raise table.error("to", message("content_message_to_unknown", ship=ship))
         return {"type": "SendMessage", "text": text, "to": to}
     if kind == "red_alert":
         return {"type": "SetRedAlert", "on": table.flag(kind)}
@@ -182,12 +185,12 @@ def _action(
     if kind == "npc":
         ship = _ship(table, kind, placed)
         if placed.ships[ship] != "npc":
-            raise table.error(kind, f"{ship!r} has a players' crew, not an NPC one")
+            raise table.error(kind, message("content_npc_of_players_ship", ship=ship))
         if not (table.has("quality") or table.has("auto")):
-            raise table.error(kind, "set quality, auto or both")
+            raise table.error(kind, message("content_npc_changes_nothing"))
         npc: dict[str, Any] = {"type": "SetNpc", "ship": ship}
         if table.has("quality"):
-            npc["quality"] = table.choice("quality", qualities, "crew quality")
+            npc["quality"] = table.choice("quality", qualities)
         if table.has("auto"):
             npc["auto"] = table.flag("auto")
         return npc
@@ -198,16 +201,14 @@ def _action(
             "zone": _zone(table, "zone", placed),
         }
     if kind == "sound":
-        return {"type": "PlaySound", "sound": table.choice(kind, SOUNDS, "sound")}
+        return {"type": "PlaySound", "sound": table.choice(kind, SOUNDS)}
     if kind == "end_combat":
         if not table.flag(kind):
-            raise table.error(kind, "write it as true")
+            raise table.error(kind, message("content_write_true"))
         return {"type": "EndCombat"}
     other = table.slug(kind)
     if other not in cue_ids:
-        raise table.error(
-            kind, f"unknown cue {other!r}; this scenario's cues: {', '.join(sorted(cue_ids))}"
-        )
+        raise table.error(kind, message("content_unknown_cue", cue=other, known=sorted(cue_ids)))
     return {"type": "FireCue", "cue": other}
 
 
@@ -217,69 +218,59 @@ def _add_ship(table: Table, placed: Placed) -> dict[str, Any]:
         "ship_class": table.slug("add_ship"),
         "name": table.text("name"),
         "side": table.slug("side"),
-        "crew": table.choice("crew", ("npc", "players"), "crew", default="npc"),
+        "crew": table.choice("crew", ("npc", "players"), default="npc"),
     }
-    if len(ship["name"]) > 60:
-        raise table.error("name", "a ship's name holds at most 60 characters")
+    if len(ship["name"]) > NAME_MAX:
+        table.report("name", message("content_name_too_long", most=NAME_MAX))
     if placed.zone_map is None:
         if table.has("zone"):
-            raise table.error("zone", "this scenario fights on squares: give x and y")
-        for key, size, size_name in (
-            ("x", placed.width, "map_width"),
-            ("y", placed.height, "map_height"),
-        ):
+            table.report("zone", message("content_give_a_square"))
+        for key, size in (("x", placed.width), ("y", placed.height)):
             value = table.integer(key)
-            if not 0 <= value < size:
-                raise table.error(
-                    key, f"{value} is outside the map (0 to {size - 1}, settings.{size_name})"
-                )
+            if table.has(key) and not 0 <= value < size:
+                table.report(key, message("content_off_the_map", value=value, most=size - 1))
             ship[key] = value
     else:
         for key in ("x", "y"):
             if table.has(key):
-                raise table.error(key, "this scenario has a zone map: give zone")
+                table.report(key, message("content_give_a_zone"))
         ship.update(x=0, y=0, zone=_zone(table, "zone", placed))
     return ship
 
 
-def _check_new_ships(
-    sheet: Table, entries: list[Table], cues: tuple[Cue, ...], placed: Placed, ships_max: int
-) -> None:
+def _check_new_ships(read: list[tuple[Table, Cue]], placed: Placed, ships_max: int) -> None:
     """Each ship a cue brings in is a new name, brought once: the game holds at most
     `ships_max` ships, and AddShip refuses a name already taken."""
     names = {name.casefold() for name in placed.names}
     count = len(placed.ships)
-    for entry, cue in zip(entries, cues, strict=True):
+    for entry, cue in read:
         for index, action in enumerate(cue.actions):
             if action["type"] != "AddShip":
                 continue
             where = f"actions[{index}].name"
             if cue.repeat:
-                raise entry.error(where, "a repeating cue cannot bring in the same ship twice")
-            if action["name"].casefold() in names:
-                raise entry.error(where, f"a ship called {action['name']!r} is already in the game")
+                entry.report(where, message("content_repeating_cue_adds_ship"))
+            elif action["name"].casefold() in names:
+                entry.report(where, message("content_ship_name_taken", name=action["name"]))
             names.add(action["name"].casefold())
             count += 1
             if count > ships_max:
-                raise entry.error(where, f"a battle holds at most {ships_max} ships")
+                entry.report(where, message("content_too_many_ships_added", most=ships_max))
 
 
-def _check_loops(sheet: Table, cues: tuple[Cue, ...]) -> None:
+def _check_loops(read: list[tuple[Table, Cue]]) -> None:
     """A cue that fires itself, directly or through others, would never end."""
-    fires = {cue.id: [a["cue"] for a in cue.actions if a["type"] == "FireCue"] for cue in cues}
-    for index, cue in enumerate(cues):
+    fires = {cue.id: [a["cue"] for a in cue.actions if a["type"] == "FireCue"] for _, cue in read}
+    names = {cue.id: cue.name for _, cue in read}
+    for entry, cue in read:
         path = _cycle(cue.id, fires, [])
-        if path:
-            raise sheet.error(
-                f"cues[{index}].actions", f"fires itself in a loop: {' -> '.join(path)}"
-            )
+        if path:  # said by the cues' names, as the organiser knows them
+            loop = [names.get(one, one) for one in path]
+            entry.report("actions", message("content_cue_loop", cues=loop))
         if cue.repeat and cue.trigger["kind"] == "enters":
             for action in cue.actions:
                 if action["type"] == "PlaceInZone" and action["zone"] == cue.trigger["zone"]:
-                    raise sheet.error(
-                        f"cues[{index}].actions",
-                        "a repeating cue that places a ship in the zone it watches fires itself",
-                    )
+                    entry.report("actions", message("content_cue_fires_itself"))
 
 
 def _cycle(start: str, fires: Mapping[str, list[str]], path: list[str]) -> list[str] | None:
@@ -297,26 +288,26 @@ def check_cue_references(
 ) -> None:
     """What other files define: the class of each ship a cue brings in, and each station a
     message is sent to (`ship_classes`: the class of each ship the scenario places)."""
+    problems = Problems()
     for index, cue in enumerate(cues):
         for number, action in enumerate(cue.actions):
             where = f"cues[{index}].actions[{number}]"
             if action["type"] == "AddShip" and action["ship_class"] not in classes:
-                known = ", ".join(sorted(classes)) or "(none)"
-                raise ContentError(
-                    source,
-                    f"{where}.add_ship",
-                    f"unknown ship class {action['ship_class']!r}; known classes: {known}",
+                unknown = message(
+                    "content_unknown_ship_class",
+                    ship_class=action["ship_class"],
+                    known=sorted(classes),
                 )
+                problems.add(ContentError(source, f"{where}.add_ship", unknown))
             if action["type"] == "SendMessage" and "/" in action["to"]:
                 ship, _, station = action["to"].partition("/")
                 stations = [s.id for s in classes[ship_classes[ship]].stations]
                 if station not in stations:
-                    raise ContentError(
-                        source,
-                        f"{where}.to",
-                        f"unknown station {station!r} on {ship!r}; its stations: "
-                        f"{', '.join(stations)}",
+                    unknown = message(
+                        "content_unknown_station", station=station, ship=ship, known=stations
                     )
+                    problems.add(ContentError(source, f"{where}.to", unknown))
+    problems.check()
 
 
 def cue_state(cues: Iterable[Cue]) -> list[dict[str, Any]]:
