@@ -247,7 +247,9 @@ def test_the_private_name_check_sees_both_ways_of_reaching_in() -> None:
 def test_the_rules_core_names_no_switchable_module() -> None:
     """The core reaches the switchable modules only through its hooks
     (app/rules/core/hooks.py); app/rules/modules/__init__.py is the one place that names them,
-    and scenario content depends on neither."""
+    and scenario content depends on neither, but for the rules' one way to say something: a
+    message id with parameters (core/messages.py, which imports nothing of the rules), so a content
+    problem is worded in the reader's language as the engine's refusals are."""
     assert "app.rules.core.hooks" in MODULES
     named = sorted(
         (module, imported)
@@ -255,7 +257,11 @@ def test_the_rules_core_names_no_switchable_module() -> None:
         if _within(module, "app.rules.core") or _within(module, "app.rules.content")
         for imported in imported_names
         if _within(imported, "app.rules.modules")
-        or (_within(module, "app.rules.content") and _within(imported, "app.rules.core"))
+        or (
+            _within(module, "app.rules.content")
+            and _within(imported, "app.rules.core")
+            and imported != "app.rules.core.messages"
+        )
     )
     assert named == []
     outside = sorted(

@@ -42,9 +42,15 @@ WOUNDS = {
 
 @pytest.fixture
 def app(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    # Every device here reads from the test client's one address, which a venue's phones do not
-    # share: reads are paced per address, so the pace is set for a room, not for one phone.
-    settings = Settings(database_url=db_url, data_dir=tmp_path, read_burst=1000)
+    # Every device here speaks from the test client's one address, which a venue's phones do not
+    # share, and the GM's clicks come faster than a person's: the paces are set for a room.
+    settings = Settings(
+        database_url=db_url,
+        data_dir=tmp_path,
+        read_burst=1000,
+        anonymous_burst=1000,
+        command_burst=1000,
+    )
     with TestClient(create_app(settings)) as client:
         yield client  # the lifespan runs: hub, listener, sweeper
 
