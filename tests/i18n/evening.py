@@ -6,7 +6,8 @@ a module off and on again, a bonus with a typed reason, each cue fired by hand, 
 ship, a ship marked fled), bot crews playing the turns, the end of the combat, and the table
 moved on to the next shipped scenario for two more turns. The screens are rendered as the
 server renders them: the projector at every step, the GM and every phone whenever the phase
-changes, the GM's Evening panel, and the after-action report (page and projector) at the end.
+changes, the GM's seat list and Evening panel, and the after-action report (page and projector)
+at the end.
 
 What people typed (their names, the GM's messages and reasons) is theirs and shows as typed;
 `TYPED` lists it, so that a test can take it out before looking for words that were left out of
@@ -15,12 +16,14 @@ the translations.
 
 from __future__ import annotations
 
+import collections
 import functools
 import html
 import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from app.content import load_catalogue
@@ -169,7 +172,9 @@ class _Table:
         shots = self.evening.screens
         view = display_view(self.state)
         shots.append(Screen(f"{name}: projector", render_page("display", view, **PAGE)))
-        shots.append(Screen(f"{name}: GM", render_page("gm", gm_view(self.state), **PAGE)))
+        gm = gm_view(self.state)
+        shots.append(Screen(f"{name}: GM", render_page("gm", gm, **PAGE)))
+        shots.append(Screen(f"{name}: GM seats", _seats_panel(gm)))
         # Each phone in every phase of the first turns, and whenever Engineering must answer.
         if self.state["turn"] > 2 and self.state["phase"] != "allocation":
             return
@@ -177,6 +182,29 @@ class _Table:
             view = station_view(self.state, seat)
             if view.get("me"):
                 shots.append(Screen(f"{name}: phone {seat}", render_page("station", view, **PAGE)))
+
+
+def _seats_panel(view: State) -> str:
+    """The GM's seat list (app/web/gm.py): each crewed station's seat, as the database keeps it."""
+    seats = {
+        (ship["id"], station["id"]): SimpleNamespace(
+            id=f"{ship['id']}/{station['id']}",
+            name=station["crew"],
+            character=station["character"],
+            taken_from="10.0.0.7",
+        )
+        for ship in view["ships"]
+        for station in ship["stations"]
+        if station["crew"]
+    }
+    return render_template(
+        "_gm_seats.html",
+        view=view,
+        seats=seats,
+        connected=set(),
+        characters={ch["id"]: ch["name"] for ch in view["characters"]},
+        held_from=collections.Counter(["10.0.0.7"]),
+    )
 
 
 def play_evening(scenario: str, locale: str, seed: int = 7) -> Evening:
