@@ -102,6 +102,13 @@ def test_a_scenario_translates_the_messages_its_cues_send() -> None:
     assert words["The boarding alarm"] == "Der Enteralarm"
 
 
+def test_a_scenario_may_translate_its_ships_names(scenarios: Path) -> None:
+    path = scenarios / "skirmish.toml"
+    path.write_text(path.read_text() + '\n[translations.de.ships."kestrel"]\nname = "Turmfalke"\n')
+    load_catalogue(scenarios)  # the loader takes it
+    assert content_words("de", scenarios)["Kestrel"] == "Turmfalke"
+
+
 CUE = """
 [[cues]]
 id = "twice"
