@@ -32,7 +32,7 @@ from sqlalchemy import select
 
 from app.db.models import Game
 from app.db.session import autocommit
-from app.rules import deadlines
+from app.rules import deadlines, players_side
 from app.service import ServiceError, events_after
 from app.service.commands import CommitHook, SessionFactory, State
 from app.settings import Settings
@@ -183,7 +183,8 @@ class PropsBridge:
                 self._phases.clear()  # each game's phase is then sent once more, as at a restart
             changed = phase if self._phases.get(game_id) != phase else None
             self._phases[game_id] = phase
-            players = frozenset(s["id"] for s in state["ships"].values() if s["side"] == "players")
+            ours = players_side(state)
+            players = frozenset(s["id"] for s in state["ships"].values() if s["side"] == ours)
             self._note(Committed(game_id, version, state["turn"], changed, players))
             self._watch_timer(game_id, version, state)
         except Exception:  # props must never look like a failed command

@@ -12,6 +12,7 @@ from .core.commands import COMMANDS, Actor, Command, parse_command
 from .core.engine import apply
 from .core.errors import RulesError
 from .core.opening import new_game
+from .core.state import players_side
 from .core.timing import deadlines
 from .core.views import display_view, event_view, gm_view, shared_view, station_view
 
@@ -28,6 +29,7 @@ __all__ = [
     "gm_view",
     "new_game",
     "parse_command",
+    "players_side",
     "rng",
     "shared_view",
     "station_view",

@@ -46,7 +46,7 @@ from app.rules import (
     station_view,
 )
 from app.rules.core.commands import NextBattle
-from app.rules.core.evening import next_battle
+from app.rules.core.evening import next_battle, standing_by
 from app.rules.core.messages import message
 from app.rules.core.state import seat_station
 
@@ -541,7 +541,12 @@ async def realign(game: LockedGame) -> None:
     moving: list[tuple[Seat, str, str]] = []
     for row in rows:
         found = seat_station(state, str(row.id))
-        if found is None:
+        if found is None and standing_by(state, str(row.id)) is not None:
+            # On the table's roster with no station this battle (E-EVENING-1): the seat stays,
+            # parked on a station of its own so it holds none a player could join.
+            if row.station != f"~{row.id}":
+                moving.append((row, row.ship, f"~{row.id}"))
+        elif found is None:
             row.revoked_at = datetime.now(UTC)
         elif (found[0]["id"], found[1]["id"]) != (row.ship, row.station):
             moving.append((row, found[0]["id"], found[1]["id"]))

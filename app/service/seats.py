@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
+from app.rules.core.evening import standing_by
 from app.rules.core.messages import message
 
 from .campaigns import check_claim
@@ -274,7 +275,10 @@ async def end_seats(game: LockedGame, seats: Sequence[Seat]) -> None:
         seat.revoked_at = datetime.now(UTC)
     await tell_seats_ended(game.session, game.game_id)
     for seat in seats:
-        await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
+        if seat.station == f"~{seat.id}":  # on the table's roster, with no station (E-EVENING-1)
+            await _leave_roster(game, str(seat.id))
+        else:
+            await _unseat_if_manned(game, seat.ship, seat.station, str(seat.id))
     await realign(game)  # a move queued for those stations happened (M-SEATS-1)
 
 
@@ -424,6 +428,11 @@ async def _unseat_if_manned(game: LockedGame, ship: str, station: str, seat: str
         Actor.system(),
         f"unseat:{crew['seat']}:{game.version}",
     )
+
+
+async def _leave_roster(game: LockedGame, seat: str) -> None:
+    if standing_by(game.state, seat) is not None:
+        await game.apply({"type": "LeaveRoster", "seat": seat}, Actor.system(), f"leave:{seat}")
 
 
 def _crew(game: LockedGame, ship: str, station: str) -> dict[str, str] | None:

@@ -208,6 +208,7 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
     except ContentError:  # the library no longer fits the shipped content: pick from that
         catalogue = load_catalogue()
     zones = data.get("map", {}).get("zones") if isinstance(data.get("map"), dict) else None
+    ships = data["ships"] if isinstance(data.get("ships"), list) else []
     return {
         # The engine's own words as their ids: the template says them in the reader's language.
         "roles": ROLES,
@@ -233,6 +234,13 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
             (str(z.get("id")), str(z.get("name")), None, None)
             for z in zones or []
             if isinstance(z, dict)
+        ],
+        # The sides the scenario's ships stand on, for the players' side (G-SHIP-1).
+        "sides": [
+            (side, side, None, None)
+            for side in dict.fromkeys(
+                str(s["side"]) for s in ships if isinstance(s, dict) and s.get("side")
+            )
         ],
     }
 

@@ -32,6 +32,7 @@ async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLRes
             scenarios=scenarios,
             current=state["scenario"],
             phase=state["phase"],
+            bench=state.get("bench") or [],  # on the table's roster, with no station this battle
             command_id=secrets.token_hex(12),
         )
     return HTMLResponse(html)

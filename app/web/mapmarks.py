@@ -102,7 +102,7 @@ def _torpedo_badges(view: View) -> list[Box]:
 def _free_spot(mark: View, width: float, height: float, taken: list[Box], bounds: Box) -> Box:
     cx, cy = mark["cx"], mark["cy"]
     reach = MARKER * mark["scale"] + 0.04
-    first = -1 if mark["ship"]["side"] == "players" else 1
+    first = -1 if mark["ship"]["players_side"] else 1
     beside = reach + width / 2 + 0.04
     spots: list[tuple[float, float]] = []
     for step in range(8):

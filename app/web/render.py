@@ -104,7 +104,8 @@ class Panel:
 # Parts several panels share. A station's `manned` is left out of STATION: it flips as seats are
 # taken, and only the panels listing the crew read it. Who has ordered is apart (`ready`).
 SHIP_FIELDS = (
-    "{id,name,class_name,crew,side,x,y,zone,zone_name,out,defence,destroyed,hull,shields,weapons}"
+    "{id,name,class_name,crew,side,players_side,x,y,zone,zone_name,out,defence,destroyed,hull,"
+    "shields,weapons}"
 )
 STATION_FIELDS = (
     "stations.*.{id,role,label,boxes,damage,health,red,hand_limit,operational,crew,character}"
@@ -116,14 +117,14 @@ NAMES = "ships.*.{id,name}"
 MAP = (
     "game.map",
     "distances",
-    "ships.*.{id,name,side,x,y,zone,destroyed}",
+    "ships.*.{id,name,side,players_side,x,y,zone,destroyed}",
     "weapons.{grapples,torpedoes}",
 )
 
 
 def _combat_end(view: dict[str, Any]) -> bool:
     game = view["game"]
-    if view["combat_can_end"] or (game["phase"] == "downtime" and game["combat"]):
+    if view["combat_can_end"] or game["combat_over"]:
         return True
     return bool(view["viewer"]["role"] == "gm" and game["phase"] != "downtime")
 
@@ -131,13 +132,13 @@ def _combat_end(view: dict[str, Any]) -> bool:
 # G-END-1..3: who can no longer fight, the report once the combat is over, the GM's buttons.
 COMBAT_END = Panel(
     (
-        "game.{phase,combat}",
+        "game.{phase,combat,combat_over}",
         "combat_can_end",
         "viewer.role",
         "settings.orders_seconds",
         "ships.*.{id,name,destroyed,out}",
     ),
-    when=("game.{phase,combat}", "combat_can_end", "viewer.role"),
+    when=("game.{phase,combat_over}", "combat_can_end", "viewer.role"),
     shown=_combat_end,
 )
 
@@ -151,7 +152,7 @@ def log(last: int) -> Panel:
 
 
 # Which ships a list shows, in what order (by_side), and how many (the layout).
-LISTED = "ships.*.{id,side}"
+LISTED = "ships.*.{id,side,players_side}"
 
 
 def _own_ship(view: dict[str, Any], ship: dict[str, Any]) -> bool:
@@ -166,7 +167,7 @@ def ship_rows(only: Callable[..., bool] | None = None) -> tuple[Items, ...]:
             "ship_status_item",
             "ships",
             "ship-{0}",
-            ("{id,name,class_name,side,x,y,zone,zone_name,defence,destroyed}",),
+            ("{id,name,class_name,side,players_side,x,y,zone,zone_name,defence,destroyed}",),
             only=only,
         ),
         Items("hull_item", "ships", "hull-{0}", ("{id,destroyed,hull}",), inside=TOP, only=only),
@@ -196,6 +197,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "me": (
             "me.{ship,station,role,label,name,character,hand_limit,health,boxes,damage,red,down}",
             "me.weapons",
+            "standing_by",
         ),
         "position": Panel(
             (
@@ -231,7 +233,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                 "distances",
                 "me.{actions,can_order,down,order,role,ship,hand,operational,out_of_reach_now}",
                 "me.{station,weapons,default_weapons}",
-                "ships.*.{id,name,class_name,crew,side,x,y,zone,zone_name,moves,defence,destroyed}",
+                "ships.*.{id,name,class_name,crew,side,players_side,x,y,zone,zone_name,moves,defence,destroyed}",
                 "ships.*.{shields,weapons}",
                 "ships.*.stations.*.{id,role,label,boxes,damage,health,operational,manned}",
                 "weapons.torpedoes",
@@ -252,7 +254,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                 "game.map",
                 "me.ship",
                 "distances",
-                "ships.*.{id,name,side,x,y,zone,zone_name,destroyed}",
+                "ships.*.{id,name,side,players_side,x,y,zone,zone_name,destroyed}",
                 "weapons.{grapples,torpedoes}",
             ),
             ship_rows(only=_own_ship),
@@ -264,7 +266,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                     "contacts_item",
                     "ships",
                     "contact-{0}",
-                    ("{id,name,side,zone,zone_name,destroyed,hull,shields}",),
+                    ("{id,name,side,players_side,zone,zone_name,destroyed,hull,shields}",),
                     also=("game.map.kind", "distances"),
                 ),
             ),
@@ -276,7 +278,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "combat_end": COMBAT_END,
         "waiting": (
             "game.phase",
-            "ships.*.{id,crew,destroyed}",
+            "ships.*.{id,crew,destroyed,out}",
             "ships.*.stations.*.{id,manned,operational,role}",
             "ready",
         ),
@@ -287,7 +289,10 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                     "orders_item",
                     "ships",
                     "orders-{0}",
-                    ("{id,name,side}", "stations.*.{id,label,manned,operational,role}"),
+                    (
+                        "{id,name,side,players_side}",
+                        "stations.*.{id,label,manned,operational,role}",
+                    ),
                     slices=("orders",),
                     # order_text names targets, their stations and the weapons that fire.
                     also=("game.map", "ships.*.{id,name,weapons}", "ships.*.stations.*.{id,label}"),
@@ -303,7 +308,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                     "ships",
                     "gm-ship-{0}",
                     (
-                        "{id,name,class_name,crew,side,x,y,zone,zone_name,defence,destroyed}",
+                        "{id,name,class_name,crew,side,players_side,x,y,zone,zone_name,defence,destroyed}",
                         "shields.{active,boxes}",
                         "weapons",
                     ),
@@ -364,7 +369,10 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                     "ready_item",
                     "ships",
                     "ready-{0}",
-                    ("{id,name,side,destroyed}", "stations.*.{id,label,role,manned,operational}"),
+                    (
+                        "{id,name,crew,side,players_side,destroyed,out}",
+                        "stations.*.{id,label,role,manned,operational}",
+                    ),
                     slices=("ready",),
                 ),
             ),

@@ -75,7 +75,8 @@ def order_data(seat: SeatInfo, form: Any) -> dict[str, Any]:
         "action": str(form.get("action", "")),
         "cards": [str(c) for c in form.getlist("cards")],
     }
-    target = str(form.get("target") or "")
+    # Release has a list of its own beside the attack's, so each sends the ship ticked in it.
+    target = str(form.get("release" if data["action"] == "release" else "target") or "")
     if data["action"] in ("attack", "jam", "release") and target:
         data["target"] = target
     if data["action"] == "attack":

@@ -30,6 +30,7 @@ from app.i18n import spoken as _
 from app.i18n_content import content, side_name
 from app.rules.content import MODULES
 from app.rules.core.messages import message, term
+from app.rules.core.names import CREW_NAME_LENGTH
 from app.rules.core.phases import ACTIONS
 from app.web.mapmarks import map_marks, short_name
 from app.web.words import label_filter, say, say_filter
@@ -171,7 +172,7 @@ def enemies_of(view: View, ship_id: str) -> list[View]:
 
 def by_side(ships: list[View]) -> list[View]:
     """The players' ships first, then everyone else, each side in the scenario's order."""
-    return sorted(ships, key=lambda ship: ship["side"] != "players")
+    return sorted(ships, key=lambda ship: not ship["players_side"])
 
 
 def occupancy(view: View) -> dict[tuple[int, int], View]:
@@ -406,6 +407,7 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         quiet_events=QUIET_EVENTS,
         weapon_dice_events=WEAPON_DICE_EVENTS,
         languages=i18n.LANGUAGES,
+        name_most=CREW_NAME_LENGTH,  # the join form says it; the server refuses a longer name
     )
     # Macros as a global, not a per-template import: jinja2-fragments renders single blocks, and a
     # block never sees imports made at the top of its template.

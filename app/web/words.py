@@ -331,6 +331,10 @@ SENTENCES: dict[str, Sentence] = {
     # --- One table for the evening (E-EVENING-1) ---
     "battle_started": N_("The table moves on to the next battle: {scenario}."),
     "crew_stood_down": N_("{crew} has no station in this battle: their seat is freed."),
+    "crew_left_roster": N_("{crew} leaves the table's roster."),
+    "crew_stands_by": N_(
+        "{crew} has no station in this battle: they stay on the table's roster for the next one."
+    ),
     # --- The GM ---
     "modifier_for_turn": N_("GM: {value:+d} to {ship}'s {applies} ({reason}), for the turn."),
     "modifier_for_combat": N_("GM: {value:+d} to {ship}'s {applies} ({reason}), for the combat."),
@@ -475,6 +479,8 @@ SENTENCES: dict[str, Sentence] = {
         "Your character is dead: the station is unmanned. Another crew member may take it."
     ),
     "down_ship_destroyed": N_("{ship} has been destroyed."),
+    "down_ship_fled": N_("{ship} has fled: its crew gives no more orders."),
+    "down_ship_surrendered": N_("{ship} has surrendered: its crew gives no more orders."),
     # --- Refusals (the id is the error code in lower case where one code has one sentence) ---
     "action_not_for_station": N_("{station} cannot do that. It can: {actions}."),
     "station_has_no_actions": N_("{station} cannot do that. It can do nothing."),
@@ -619,6 +625,7 @@ SENTENCES: dict[str, Sentence] = {
     "ship_already_destroyed": N_("{ship} is already destroyed."),
     "ship_destroyed_refused": N_("{ship} has been destroyed."),
     "not_a_players_ship": N_("{ship} is crewed by the GM: players sit only on their own ships."),
+    "not_on_roster": N_("That player is not on the table's roster."),
     "ship_out_fled_refused": N_("{ship} has fled: it is out of the fight."),
     "ship_out_surrendered_refused": N_("{ship} has surrendered: it is out of the fight."),
     "too_many_ships": N_("A game holds at most {most} ships, as many as the projector shows."),

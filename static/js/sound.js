@@ -72,7 +72,7 @@
     var ships = {};
     document.querySelectorAll("#ship-status article.ship").forEach(function (ship) {
       ships[ship.id] = {
-        players: ship.classList.contains("side-players"),
+        players: ship.classList.contains("players-side"),
         hits: ship.querySelectorAll(".box.hit").length,
         destroyed: ship.classList.contains("destroyed")
       };

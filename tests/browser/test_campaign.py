@@ -128,7 +128,7 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
             shot(page, "phone-campaign-rejoin")
         page.click("button:has-text('Join')")
         page.wait_for_url(re.compile(r"/play/[0-9a-f-]+$"))
-        expect(page.locator("#status")).to_contain_text("Kestrel", timeout=WAIT)
+        expect(page.locator("#who")).to_contain_text("Kestrel", timeout=WAIT)
 
     # The campaign's page shows both evenings: on a phone without sideways scrolling...
     reader = phones["amara-lind"]

@@ -57,6 +57,10 @@ def test_two_phones_and_the_projector_follow_the_table_into_the_next_battle(
         expect(display.locator("#ship-status")).to_contain_text(ship, timeout=WAIT)
     expect(display.locator("#ship-status")).not_to_contain_text("Rustjaw")
     expect(gm.locator("#turn h2")).to_contain_text("Torpedo Run", timeout=WAIT)
+    # Nothing speaks of the battle the table left (E-EVENING-1): no "Combat 1 is over" banner.
+    for screen in (bo, display, gm):
+        expect(screen.locator("#combat-end")).not_to_contain_text("is over", timeout=WAIT)
+    expect(gm.locator("#turn h2")).not_to_contain_text("combat 1")
     # So do the tabs' titles, which name the battle.
     expect(display).to_have_title("Torpedo Run · Bridge Crew")
     expect(gm).to_have_title("GM · Torpedo Run")

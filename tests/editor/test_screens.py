@@ -150,3 +150,27 @@ def test_a_copied_scenario_keeps_its_cues_through_the_form(
     with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
         scenario = next(files.read(n).decode() for n in files.namelist() if "party-copy" in n)
     assert 'id = "alarm"' in scenario and 'sound = "alarm"' in scenario
+
+
+def test_the_form_names_the_players_side_and_the_preview_draws_it(
+    client: TestClient, settings: Settings
+) -> None:
+    """G-SHIP-1: the players' side is the scenario's choice, any name: here "allianz", whose NPC
+    escort the preview draws as the players' too."""
+    _open(client, settings)
+    fields = _form(client.get("/editor/scenario/new?copy=skirmish", headers=PAGE).text)
+    fields = _set(_set(fields, "ships[0].side", "allianz"), "ships[1].side", "piraten")
+    fields = _set(fields, "ships[1].crew", "npc")
+    fields = _set(fields, "players_side", "allianz")
+    shown = _post(client, "/editor/scenario/preview", fields)
+    assert shown.status_code == 200, shown.text[:2000]
+    kestrel = re.search(r'<article class="([^"]*)" id="ship-kestrel"', shown.text)
+    rustjaw = re.search(r'<article class="([^"]*)" id="ship-rustjaw"', shown.text)
+    assert kestrel and "players-side" in kestrel.group(1).split()
+    assert rustjaw and "players-side" not in rustjaw.group(1).split()
+    saved = _post(client, "/editor/scenario/form", [*fields, ("action", "save")])
+    assert saved.status_code == 303, unescape(saved.text)
+    exported = client.get("/editor/scenario/skirmish-copy/export")
+    with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
+        scenario = next(files.read(n).decode() for n in files.namelist() if "skirmish-copy" in n)
+    assert 'players_side = "allianz"' in scenario

@@ -10,6 +10,8 @@ from app.rules.content import QUALITIES
 from app.rules.core.views import public_event
 from app.service import create_game, game_info, load_state, run_command
 from app.service.evening import move_table_on
+from app.service.library import save_item
+from tests.editor.content import builtin
 from tests.server.conftest import AsyncTable, LiveServer
 
 from .conftest import Heard, connected, props_code
@@ -155,3 +157,36 @@ async def test_props_hear_when_the_table_moves_on_to_another_battle(
         "scenario": "boarding-party",
         "name": "Boarding Party",
     }
+
+
+async def test_a_hit_on_the_players_side_sounds_as_theirs_whatever_the_side_is_called(
+    live: LiveServer, heard: Heard
+) -> None:
+    """G-SHIP-1: a scenario whose players fly for "allianz": a hit on their frigate is the
+    players' hit for the props, as the projector plays it."""
+    await connected(live.app.state.props)
+    factory = live.app.state.session_factory
+    scenario = builtin("scenario", "skirmish")
+    del scenario["translations"]
+    scenario = {**scenario, "id": "allianz-skirmish", "players_side": "allianz"}
+    sides = {"players": "allianz", "raiders": "piraten"}
+    scenario["ships"] = [{**s, "side": sides[s["side"]]} for s in scenario["ships"]]
+    for cue in scenario.get("cues", []):
+        for action in cue["actions"]:
+            if "side" in action:
+                action["side"] = sides[action["side"]]
+    await save_item(factory, "scenario", scenario, "Ada", expected_version=0)
+    game_id, _, _ = await create_game(factory, "allianz-skirmish", seed=7)
+    code = (await game_info(factory, game_id)).props_code
+    for command in (
+        {"type": "SetShields", "ship": "kestrel", "active": False},
+        {"type": "SetSetting", "name": "close_when_all_ready", "value": False},
+        {"type": "StartTurn", "seconds": 0},
+        {"type": "SubmitOrder", "ship": "rustjaw", "station": "weapons", "action": "attack",
+         "value": 12, "target": "kestrel"},
+        {"type": "CloseOrders"},
+    ):  # fmt: skip
+        await run_command(factory, game_id, command, Actor.gm(), command_id=uuid.uuid4().hex)
+    while "hit-players" not in [p["sound"] for p in heard.payloads(f"bridgecrew/{code}/sound")]:
+        await heard.until(len(heard.messages) + 1)
+    assert "hit-enemy" not in [p["sound"] for p in heard.payloads(f"bridgecrew/{code}/sound")]

@@ -10,11 +10,13 @@ from app.rules import display_view, gm_view, station_view
 from app.rules.core.hooks import HOOKS
 
 from .builders import (
+    GM,
     NOW,
     State,
     close,
     damage,
     game,
+    npc,
     of_type,
     one,
     refused,
@@ -63,6 +65,57 @@ def test_g_end_1_fled_and_surrendered_ships_count_as_out_of_the_fight() -> None:
     state = run(state, c.SetShipOut(ship="jackal-3", out=""))  # the GM changes their mind
     assert gm_view(state)["combat_can_end"] is None
     refused(state, c.SetShipOut(ship="jackal-3", out="vanished"), "BAD_VALUE")
+
+
+# rule: G-END-1
+def test_g_end_1_a_ship_that_flees_stops_fighting_its_orders_end_and_its_crew_stops() -> None:
+    state = run(game("skirmish", modules=("npc",)), c.SetPosition(ship="rustjaw", x=7, y=5))
+    state = started(state)  # Rustjaw's crew chose as Orders opened: it attacks from Close
+    assert state["orders"]["rustjaw/weapons"]["action"] == "attack"
+    state = run(state, c.SetShipOut(ship="rustjaw", out="fled"))
+    assert not [key for key in state["orders"] if key.startswith("rustjaw/")]
+    refused(state, npc("rustjaw", "weapons", "attack", 3, target="kestrel"), "SHIP_OUT")
+    refused(state, c.PassOrder(ship="rustjaw", station="pilot", actor=GM), "SHIP_OUT")
+    state, events = close(state)
+    assert not [e for e in of_type(events, "AttackResolved") if e["ship"] == "rustjaw"]
+    state = run(state, c.StartTurn(seconds=0, now=NOW))  # and in the turns after
+    assert not [key for key in state["orders"] if key.startswith("rustjaw/")]
+    phone = station_view(state, "kestrel-weapons")
+    assert phone["me"]["can_order"]  # the players' ship fights on
+
+
+# rule: G-END-1
+def test_g_end_1_a_players_ship_that_surrendered_gives_no_orders_and_the_turn_goes_on() -> None:
+    state = started(game(auto_close=True))
+    for station in ("pilot", "weapons"):
+        state = run(
+            state, c.PassOrder(ship="kestrel", station=station, actor=seat("kestrel", station))
+        )
+    raiders = (c.PassOrder(ship="rustjaw", station=s) for s in stations(state, "rustjaw"))
+    state = run(state, *raiders)
+    assert state["phase"] == "orders"  # Kestrel's Engineering is still choosing
+    state, events = run_events(state, c.SetShipOut(ship="kestrel", out="surrendered"))
+    one(events, "OrdersRevealed")  # nothing is left to wait for: the turn reveals at once
+    phone = station_view(run(state, c.StartTurn(seconds=0, now=NOW)), "kestrel-engineering")
+    assert not phone["me"]["can_order"]
+    assert "surrendered" in said({"words": phone["me"]["down"]})
+    order = c.PassOrder(
+        ship="kestrel", station="engineering", actor=seat("kestrel", "engineering"), now=NOW
+    )
+    refused(run(state, c.StartTurn(seconds=0, now=NOW)), order, "SHIP_OUT")
+
+
+# rule: G-END-1
+def test_g_end_1_a_ship_put_back_into_the_fight_during_orders_orders_again() -> None:
+    state = run(game("skirmish", modules=("npc",)), c.SetShipOut(ship="rustjaw", out="fled"))
+    state = started(state)
+    assert not [key for key in state["orders"] if key.startswith("rustjaw/")]
+    state = run(state, c.SetShipOut(ship="rustjaw", out=""))
+    assert sorted(key for key in state["orders"] if key.startswith("rustjaw/")) == [
+        "rustjaw/engineering",
+        "rustjaw/pilot",
+        "rustjaw/weapons",
+    ]
 
 
 # rule: G-END-1

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from app.rules import RulesError, apply
+from app.rules import RulesError, apply, display_view, gm_view, station_view
 from app.rules import commands as c
 from app.rules.core.evening import next_battle
 
-from .builders import CAT, GM, dump, game, of_type, one, refused, run, started
+from .builders import CAT, GM, NOW, dump, game, of_type, one, refused, run, said, started
 
 
 def crew_of(state: dict[str, Any], ship: str) -> dict[str, str | None]:
@@ -45,14 +45,14 @@ def test_e_evening_1_the_crew_keeps_its_stations_on_the_new_players_ship() -> No
     assert started["finished"]["scenario"]["id"] == "skirmish"
 
 
-def test_e_evening_1_crews_beyond_the_new_stations_stand_down() -> None:
+def test_e_evening_1_crews_beyond_the_new_stations_stay_on_the_tables_roster() -> None:
     # Convoy: two players' ships (frigate and cruiser, nine stations); skirmish has one frigate.
     state = game("convoy")
     after, events = next_battle(state, CAT.scenarios["skirmish"], CAT)
     assert crew_of(after, "kestrel") == {
         station: f"kestrel-{station}" for station in ("weapons", "engineering", "pilot", "comms")
     }
-    stood_down = {e["seat"] for e in of_type(events, "CrewStoodDown")}
+    stood_down = {e["seat"] for e in of_type(events, "CrewStandsBy")}
     assert stood_down == {f"resolute-{s}" for s in ("weapons", "engineering", "pilot", "comms",
                                                     "captain")}  # fmt: skip
     assert all(m["to"] is None for m in one(events, "BattleStarted")["moved"]
@@ -142,3 +142,50 @@ def test_e_evening_1_apply_alone_cannot_start_a_battle() -> None:
     refused(game("skirmish"), c.NextBattle(scenario="convoy", actor=GM), "NEEDS_SCENARIO")
     with pytest.raises(RulesError):
         apply(game("skirmish"), c.NextBattle(scenario="convoy", actor=c.Actor.for_seat("x")))
+
+
+# rule: E-EVENING-1
+def test_e_evening_1_a_player_with_no_station_stays_and_returns_with_name_and_character() -> None:
+    state = game("convoy", characters={"resolute/captain": "amara-lind"})
+    fewer, events = next_battle(state, CAT.scenarios["skirmish"], CAT)  # no captain's station
+    assert fewer["bench"][0] == {
+        "seat": "resolute-captain",
+        "name": "P captain",
+        "character": "amara-lind",
+        "role": "captain",
+        "from": "resolute/captain",
+    }
+    told = station_view(fewer, "resolute-captain")
+    assert told["me"] is None
+    assert told["standing_by"]["name"] == "P captain"
+    assert told["standing_by"]["character"] == "Dr Amara Lind"
+    [captain] = [e for e in of_type(events, "CrewStandsBy") if e["seat"] == "resolute-captain"]
+    assert "stay on the table's roster" in said(captain)
+    # The battle after has a captain's station again: the same player, the same character.
+    back, events = next_battle(fewer, CAT.scenarios["convoy"], CAT)
+    captain = back["ships"]["resolute"]["stations"]["captain"]["crew"]
+    assert captain == {"seat": "resolute-captain", "name": "P captain", "character": "amara-lind"}
+    assert back["bench"] == [] and station_view(back, "resolute-captain")["standing_by"] is None
+    moved = {m["seat"]: m["to"] for m in one(events, "BattleStarted")["moved"]}
+    assert moved["resolute-captain"] == "resolute/captain"
+
+
+# rule: E-EVENING-1
+def test_e_evening_1_a_player_who_leaves_the_roster_does_not_come_back() -> None:
+    fewer, _ = next_battle(game("convoy"), CAT.scenarios["skirmish"], CAT)
+    gone, events = apply(fewer, c.LeaveRoster(seat="resolute-captain", actor=c.Actor.system()))
+    assert "P captain leaves the table's roster." in said(one(events, "CrewLeftRoster"))
+    refused(gone, c.LeaveRoster(seat="resolute-captain", actor=GM), "NOT_ON_ROSTER")
+    back, _ = next_battle(gone, CAT.scenarios["convoy"], CAT)
+    assert back["ships"]["resolute"]["stations"]["captain"]["crew"] is None
+
+
+# rule: E-EVENING-1
+def test_e_evening_1_after_moving_on_no_screen_says_the_last_combat_is_over() -> None:
+    state = run(started(game("skirmish")), c.EndCombat())
+    assert gm_view(state)["game"]["combat_over"]
+    after, _ = next_battle(state, CAT.scenarios["torpedo-run"], CAT)
+    for view in (gm_view(after), display_view(after), station_view(after, "kestrel-weapons")):
+        assert view["game"]["combat"] == 1 and not view["game"]["combat_over"]
+    after = run(after, c.StartNextCombat(seconds=0, now=NOW), c.EndCombat())
+    assert display_view(after)["game"]["combat_over"]  # this battle's own combat

@@ -209,3 +209,74 @@ def test_m_npc_1_setting_a_crew_tells_only_the_gm() -> None:
         assert event_view(crew_set, viewer) is None
     told = event_view(crew_set, "gm")
     assert told is not None and told["secret"] == {"quality": "exceptional", "auto": True}
+
+
+# rule: M-NPC-2
+def test_m_npc_2_a_ship_that_arrives_mid_turn_orders_at_once_and_the_turn_does_not_wait() -> None:
+    state = run(skirmish(), c.SetSetting(name="close_when_all_ready", value=True))
+    for _ in range(3):  # turns 1 to 3; the scenario's cue brings the Scrap Hound in turn 4
+        state = run(state, c.StartTurn(seconds=0, now=NOW), c.CloseOrders(now=NOW))
+    state = run(state, c.StartTurn(seconds=0, now=NOW))
+    hound = next(s for s in state["ships"].values() if s["name"] == "Scrap Hound")
+    given = npc_orders(state, hound["id"])
+    assert sorted(given) == sorted(f"{hound['id']}/{st}" for st in hound["stations"])
+    assert all(o["by"] == "npc" for o in given.values())
+    # The players are the last to choose: their last pass reveals the turn, newcomer and all.
+    players = [
+        c.PassOrder(ship="kestrel", station=st, actor=GM) for st in ("pilot", "weapons", "comms")
+    ]
+    state = run(state, *players)
+    assert state["phase"] == "orders"
+    _, events = run_events(state, c.PassOrder(ship="kestrel", station="engineering", actor=GM))
+    one(events, "OrdersRevealed")
+
+
+# rule: M-NPC-2
+def test_m_npc_2_a_ship_the_gm_adds_or_restores_during_orders_orders_at_once() -> None:
+    state = started(skirmish())
+    state = run(
+        state, c.AddShip(ship_class="raider", name="Rust Bucket", side="raiders", x=14, y=2)
+    )
+    added = next(s["id"] for s in state["ships"].values() if s["name"] == "Rust Bucket")
+    assert len(npc_orders(state, added)) == 3
+    state = run(state, c.DestroyShip(ship="rustjaw"), c.CloseOrders(now=NOW))
+    state = run(state, c.StartTurn(seconds=0, now=NOW))
+    assert npc_orders(state, "rustjaw") == {}
+    state = run(state, c.RestoreShip(ship="rustjaw"))
+    assert len(npc_orders(state, "rustjaw")) == 3
+
+
+def ambush(**zones: str) -> dict:  # type: ignore[type-arg]
+    """The nebula map (zones), every raider Proficient; ships placed where `zones` says."""
+    state = game("nebula-ambush", modules=("npc",))
+    for ship, zone in zones.items():
+        state = run(state, c.PlaceInZone(ship=ship.replace("_", "-"), zone=zone))
+    return state
+
+
+# rule: M-NPC-2, G-ZONE-4
+def test_m_npc_2_a_pilot_in_a_hazardous_zone_leaves_it_though_an_enemy_is_in_reach() -> None:
+    state = ambush(kestrel="debris-field", resolute="debris-field", jackal_1="comet-tail")
+    state = run(state, c.PlaceInZone(ship="jackal-2", zone="raider-den"))
+    state = started(state)
+    order = state["orders"]["jackal-1/pilot"]
+    assert (order["action"], order["zone"]) == ("manoeuvre", "debris-field")
+    assert state["orders"]["jackal-1/weapons"]["action"] == "attack"  # it still shoots
+
+
+# rule: M-NPC-2, G-ZONE-2
+def test_m_npc_2_on_a_zone_map_pilots_close_in_until_every_gun_reaches_then_hold() -> None:
+    state = ambush()  # the raiders start two and three zones from the players' jump point
+    moved = {ship: 0 for ship in ("jackal-1", "jackal-2", "jackal-3")}
+    for _ in range(6):
+        state = run(state, c.StartTurn(seconds=0, now=NOW))
+        for ship in moved:
+            if state["ships"][ship]["zone"] != "jump-point":  # not yet beside every gun's reach
+                assert state["orders"][f"{ship}/pilot"]["action"] == "manoeuvre", ship
+                moved[ship] += 1
+            else:
+                assert state["orders"][f"{ship}/pilot"]["action"] == "pass", ship
+        state = run(state, c.CloseOrders(now=NOW))
+        if state["phase"] == "allocation":
+            state = run(state, c.ForceAllocation(now=NOW))
+    assert all(state["ships"][ship]["zone"] == "jump-point" for ship in moved)

@@ -74,3 +74,19 @@ def test_names_in_any_script_and_emoji_are_welcome(table: Table) -> None:
         )
         assert seat.status_code == 201, seat.text
     assert sorted(crew(table)) == sorted(by_form + by_api)
+
+
+def test_a_name_over_40_characters_is_refused_in_words_never_cut_unseen(table: Table) -> None:
+    """The form must not cut a long name without a word (an input's maxlength does, as the
+    player types or pastes): it says the limit, and a longer name comes back refused, as typed."""
+    page = table.client.get(f"/join/{table.join_code}").text
+    field = page[page.index('<input id="name"') :]
+    field = field[: field.index(">")]
+    assert "maxlength" not in field
+    assert "At most 40 characters." in page
+    fits = "Friedrich-Wilhelm von Hohenzollern-Sigma"
+    status, page = join_form(table.client, table.join_code, fits + "-Omega", "weapons")
+    assert status == 400 and 'data-code="BAD_NAME"' in page
+    assert "A name is 1 to 40 characters." in page and f'value="{fits}-Omega"' in page
+    assert join_form(table.client, table.join_code, fits, "weapons")[0] == 303
+    assert crew(table) == [fits]

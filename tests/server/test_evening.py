@@ -26,7 +26,7 @@ from app.service import (
 )
 from app.service.evening import move_table_on
 from app.service.library import save_item
-from app.service.seats import seat_by_token
+from app.service.seats import revoke_seat, seat_by_token
 from tests.editor.content import ship_copy, zone_scenario
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -102,9 +102,13 @@ async def test_e_evening_1_a_retry_changes_nothing_and_a_combat_must_end_first(
     assert state["scenario"]["id"] == "convoy"
 
 
-async def test_e_evening_1_a_seat_with_no_station_left_ends(session_factory: Sessions) -> None:
+async def test_e_evening_1_a_seat_with_no_station_stays_on_the_roster_and_comes_back(
+    session_factory: Sessions,
+) -> None:
     game_id, _, _ = await create_game(session_factory, "convoy", seed=5)
-    kim, kim_token = await create_seat(session_factory, game_id, "resolute", "captain", "Kim")
+    kim, kim_token = await create_seat(
+        session_factory, game_id, "resolute", "captain", "Kim", "amara-lind"
+    )
     crew = {
         str((await create_seat(session_factory, game_id, "kestrel", station, station))[0]): (
             "kestrel",
@@ -113,10 +117,33 @@ async def test_e_evening_1_a_seat_with_no_station_left_ends(session_factory: Ses
         for station in ("weapons", "engineering", "pilot", "comms")
     }
     await move_table_on(session_factory, game_id, "skirmish", "gm:next")
-    # Skirmish has one frigate: its four stations keep their crews, and Kim has none left.
-    assert await live_rows(session_factory, game_id) == crew
-    assert await seat_by_token(session_factory, game_id, kim_token) is None
-    assert str(kim) not in crew
+    # Skirmish has one frigate: its four stations keep their crews; Kim, with no captain's
+    # station, keeps the seat (the same token) on the table's roster, holding no station.
+    rows = await live_rows(session_factory, game_id)
+    assert {k: v for k, v in rows.items() if k != str(kim)} == crew
+    assert rows[str(kim)] == ("resolute", f"~{kim}")
+    assert await seat_by_token(session_factory, game_id, kim_token) is not None
+    await move_table_on(session_factory, game_id, "convoy", "gm:back")
+    assert (await live_rows(session_factory, game_id))[str(kim)] == ("resolute", "captain")
+    _, state = await load_state(session_factory, game_id)
+    captain = state["ships"]["resolute"]["stations"]["captain"]["crew"]
+    assert captain == {"seat": str(kim), "name": "Kim", "character": "amara-lind"}
+    assert canonical(await replay_state(session_factory, game_id)) == state
+
+
+async def test_e_evening_1_a_player_who_leaves_from_the_roster_leaves_it(
+    session_factory: Sessions,
+) -> None:
+    game_id, _, _ = await create_game(session_factory, "convoy", seed=5)
+    kim, _ = await create_seat(session_factory, game_id, "resolute", "captain", "Kim")
+    await move_table_on(session_factory, game_id, "skirmish", "gm:next")
+    await revoke_seat(session_factory, game_id, kim)
+    _, state = await load_state(session_factory, game_id)
+    assert state["bench"] == []
+    await move_table_on(session_factory, game_id, "convoy", "gm:back")
+    _, state = await load_state(session_factory, game_id)
+    assert state["ships"]["resolute"]["stations"]["captain"]["crew"] is None
+    assert canonical(await replay_state(session_factory, game_id)) == state
 
 
 async def test_e_evening_1_the_next_battle_comes_from_the_library_as_it_is_at_the_move(

@@ -321,3 +321,78 @@ def test_pages_and_scripts_are_sent_gzipped_to_phones(client: TestClient) -> Non
     script = client.get("/static/vendor/htmx.min.js", headers={"Accept-Encoding": "gzip"})
     assert page.headers.get("content-encoding") == "gzip"
     assert script.headers.get("content-encoding") == "gzip"
+
+
+def _panel(html: str, element_id: str) -> str:
+    """From the element with this id to the end of the section holding it."""
+    start = html.index(f'id="{element_id}"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_a_turn_waiting_for_npc_orders_says_so_and_the_room_sees_every_ship(
+    client: TestClient,
+) -> None:
+    game_id, code = new_game(client)
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    join(client, code, "kestrel/weapons", "Friedrich-Wilhelm von Hohenzollern-Sigma")
+    for command in ({"type": "SetModule", "module": "npc", "on": "false"}, {"type": "StartTurn"}):
+        given = client.post(f"/gm/{game_id}/command", data=command, headers=headers)
+        assert given.status_code == 204, given.text
+    waiting = _panel(client.get(f"/gm/{game_id}").text, "waiting")
+    assert "The turn waits for 3 NPC stations: only you can give their orders." in waiting
+    assert 'hx-post="npc-auto"' in waiting  # the one button that ends the wait
+    room = _panel(client.get(f"/display/{game_id}").text, "ready")
+    rustjaw = room[room.index('id="ready-rustjaw"') :]
+    assert "Rustjaw" in rustjaw and "… choosing" in rustjaw  # the NPC ship is on the list
+    assert client.post(f"/gm/{game_id}/npc-auto", headers=headers).status_code == 204
+    assert "NPC station" not in _panel(client.get(f"/gm/{game_id}").text, "waiting")
+    room = _panel(client.get(f"/display/{game_id}").text, "ready")
+    rustjaw = room[room.index('id="ready-rustjaw"') :]
+    assert "✓ ready" in rustjaw and "… choosing" not in rustjaw
+
+
+def _move_on(client: TestClient, game_id: str, headers: dict[str, str], scenario: str) -> None:
+    data = {"scenario": scenario, "command_id": scenario + "-move"}
+    moved = client.post(f"/gm/{game_id}/evening/next", data=data, headers=headers)
+    assert moved.status_code == 200 and "toast" not in moved.text, moved.text
+
+
+def test_moving_on_keeps_a_player_with_no_station_and_forgets_the_last_battle(
+    client: TestClient,
+) -> None:
+    lobby = client.get("/gm")
+    answer = client.post(
+        "/gm",
+        data={"scenario": "convoy", "seed": "7", "csrf": csrf_of(lobby.text)},
+        follow_redirects=False,
+    )
+    game_id = answer.headers["location"].rsplit("/", 1)[1]
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    code = re.search(r'class="d-code">(\w+)<', dashboard.text)
+    assert code is not None
+    name = "Friedrich-Wilhelm von Hohenzollern-Sigma"
+    join(client, code.group(1), "resolute/captain", name, "amara-lind")
+    for station in ("weapons", "engineering", "pilot", "comms"):  # the frigate's crew, by hand
+        seat = {"type": "SeatCrew", "ship": "kestrel", "station": station, "seat": station}
+        seat["name"] = station
+        given = client.post(f"/gm/{game_id}/command", data=seat, headers=headers)
+        assert given.is_success, given.text
+    for command in ({"type": "StartTurn"}, {"type": "EndCombat"}):
+        assert client.post(f"/gm/{game_id}/command", data=command, headers=headers).is_success
+    assert "Combat 1 is over." in client.get(f"/display/{game_id}").text
+    _move_on(client, game_id, headers, "skirmish")  # one frigate: no captain's station
+    evening = client.get(f"/gm/{game_id}/evening").text
+    assert "On the table's roster, with no station in this battle:" in evening
+    assert f"<b>{name}</b> (Captain)" in evening
+    phone = client.get(f"/play/{game_id}")
+    assert phone.status_code == 200
+    assert "This battle has no Captain station free for you." in phone.text
+    assert f"You stay on the table's roster as {name} with Dr Amara Lind" in phone.text
+    for page in (phone.text, client.get(f"/display/{game_id}").text):
+        assert "Combat 1 is over." not in page and "Convoy" not in page
+    _move_on(client, game_id, headers, "convoy")  # the captain's station again
+    phone = client.get(f"/play/{game_id}")
+    assert "table's roster" not in phone.text
+    assert f"{name} as Dr Amara Lind" in phone.text

@@ -6,6 +6,7 @@ magazines and the Point defence order; the GM sets magazines and orders NPC laun
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -28,6 +29,18 @@ PAGE = {
     "join_qr": "",
     "props_code": None,
 }
+
+
+class _Form(dict[str, Any]):
+    """A posted form as the order route reads it."""
+
+    def getlist(self, key: str) -> list[str]:
+        value = self.get(key, [])
+        return value if isinstance(value, list) else [value]
+
+
+class _Seat:
+    ship, station = "harrier", "weapons"
 
 
 def text(html: str) -> str:
@@ -112,15 +125,7 @@ def test_m_weapons_the_gm_sets_magazines_and_picks_npc_weapons() -> None:
 
 # rule: M-WEAPONS-2
 def test_m_weapons_a_release_order_from_the_phone_names_the_held_ship_and_plays_no_cards() -> None:
-    class Form(dict[str, Any]):
-        def getlist(self, key: str) -> list[str]:
-            value = self.get(key, [])
-            return value if isinstance(value, list) else [value]
-
-    class Seat:
-        ship, station = "harrier", "weapons"
-
-    data = order_data(Seat(), Form(action="release", target="viper", cards=["x"]))  # type: ignore[arg-type]
+    data = order_data(_Seat(), _Form(action="release", release="viper", cards=["x"]))  # type: ignore[arg-type]
     assert (data["target"], data["cards"]) == ("viper", [])
 
 
@@ -223,10 +228,6 @@ def test_g_hit_4_the_order_says_what_will_fire_before_it_is_sent_in_english_and_
     assert "startet einen Torpedo: nur wenn angekreuzt" in german
 
 
-class _Seat:
-    ship, station = "harrier", "weapons"
-
-
 def _ticks(target: str, html: str) -> list[tuple[str, str]]:
     return [(f"weapons_{target}", w) for w in checked(html, target)]
 
@@ -240,3 +241,37 @@ def test_g_hit_4_the_sent_order_names_the_weapons_that_will_fire() -> None:
     sent = text(weapons_page(state))
     assert "Sent: Attack (4) → Viper with Spinal Rail Gun, Torpedo Launcher." in sent
     assert "→ Viper mit Rückgrat-Railgun, Torpedowerfer." in text(weapons_page(state, "de"))
+
+
+class _Radios(HTMLParser):
+    """The order form's radio buttons as a browser holds them: in each group (a name) only one
+    is ticked, the last one the page marks `checked`; each remembers its fieldset."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.group: str | None = None
+        self.ticked: dict[str, tuple[str, str | None]] = {}  # name: (value, fieldset)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "fieldset":
+            self.group = found.get("data-for")
+        elif tag == "input" and found.get("type") == "radio" and "checked" in found:
+            self.ticked[str(found["name"])] = (str(found["value"]), self.group)
+
+
+# rule: M-WEAPONS-2
+def test_m_weapons_2_attack_and_release_each_send_their_own_ticked_ship() -> None:
+    state = torpedo_run(viper=(5, 5), adder=(6, 5))
+    state["grapples"] = [{"id": "g1", "holder": "harrier", "target": "viper", "score": 3}]
+    radios = _Radios()
+    radios.feed(weapons_page(state))
+    attack = {name: value for name, (value, where) in radios.ticked.items() if where == "attack"}
+    assert "target" in attack, radios.ticked  # the attack list shows its ship ticked
+    released = [value for value, where in radios.ticked.values() if where == "release"]
+    assert released == ["viper"]
+    form = {name: value for name, (value, _) in radios.ticked.items()}
+    sent = order_data(_Seat(), _Form(form, action="attack"))  # type: ignore[arg-type]
+    assert sent["target"] == attack["target"]
+    sent = order_data(_Seat(), _Form(form, action="release"))  # type: ignore[arg-type]
+    assert sent["target"] == "viper"

@@ -202,6 +202,8 @@ class Scenario:
     settings: ScenarioSettings
     source: str
     zone_map: ZoneMap | None = None  # None: the grid of G-MAP-1
+    # The side the players crew, as the scenario names it; None: the engine finds it (G-SHIP-1).
+    players_side: str | None = None
     # What each switchable module's own tables of this scenario hold, by key (SECTIONS).
     sections: Mapping[str, Any] = field(default_factory=dict)
 
@@ -469,7 +471,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         data,
         source,
         required=("id", "name", "description", "ships"),
-        optional=("modules", "settings", "map", *SECTIONS),
+        optional=("modules", "settings", "map", "players_side", *SECTIONS),
     )
     scenario_id = sheet.slug("id")
     name = sheet.text("name")
@@ -525,8 +527,15 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
             f"ships[{duplicate[1]}].id",
             f"ship id {ships[duplicate[1]].id!r} is already used by ships[{duplicate[0]}]",
         )
-    if len({s.side for s in ships}) < 2:
+    sides = {s.side for s in ships}
+    if len(sides) < 2:
         raise sheet.error("ships", "all ships are on one side; a battle needs at least two sides")
+    players_side = sheet.slug("players_side") if sheet.has("players_side") else None
+    if players_side is not None and players_side not in sides:
+        raise sheet.error(
+            "players_side",
+            f"no ship stands on side {players_side!r}; sides here: {', '.join(sorted(sides))}",
+        )
     placed = Placed(
         {s.id: s.crew for s in ships},
         frozenset(s.name for s in ships),
@@ -543,8 +552,9 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         frozenset(modules),
         settings,
         source,
-        zone_map,
-        sections,
+        zone_map=zone_map,
+        players_side=players_side,
+        sections=sections,
     )
 
 

@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from .context import Context
+from .hooks import HOOKS
 from .messages import message
-from .state import Ship, Station, card_of, hand_limit, manned, operational, station_key
+from .state import (
+    Ship,
+    Station,
+    card_of,
+    hand_limit,
+    manned,
+    operational,
+    out_of_the_fight,
+    station_key,
+)
 
 SKILL_CARDS_MAX = 3
 
@@ -78,15 +88,30 @@ def draw_up(ctx: Context, ship: Ship, station: Station, most: int | None = None)
 
 
 def draw_for_turn(ctx: Context) -> None:
-    """G-CARD-3, with G-DMG-8: Engineering at zero still draws."""
+    """G-CARD-3, with G-DMG-8: Engineering at zero still draws; a ship out of the fight
+    (G-END-1) gives no orders, so its crew draws none."""
     for ship in ctx.state["ships"].values():
-        if ship["destroyed"]:
+        _draw_aboard(ctx, ship)
+
+
+def _draw_aboard(ctx: Context, ship: Ship) -> None:
+    if out_of_the_fight(ship):
+        return
+    for station in ship["stations"].values():
+        if not manned(ctx.state, station):
             continue
-        for station in ship["stations"].values():
-            if not manned(ctx.state, station):
-                continue
-            if operational(station) or station["role"] == "engineering":
-                draw_up(ctx, ship, station)
+        if operational(station) or station["role"] == "engineering":
+            draw_up(ctx, ship, station)
+
+
+def joins_orders(ctx: Context, ship: Ship) -> None:
+    """A ship comes into a turn whose Orders are open (added, restored, back into the fight): its
+    crew draws as the others did when the turn began (G-CARD-3), and the modules hear of it, so
+    an NPC crew chooses at once and the turn never waits for the newcomer."""
+    if ctx.state["phase"] != "orders" or out_of_the_fight(ship):
+        return
+    _draw_aboard(ctx, ship)
+    HOOKS.joins_orders(ctx, ship)
 
 
 def discard(ctx: Context, station: Station, card_id: str) -> None:

@@ -6,21 +6,14 @@ from typing import Any
 
 from . import commands as c
 from . import timing
+from .cards import joins_orders
 from .context import Context
 from .errors import refuse
 from .hooks import HOOKS
 from .messages import Message, message
-from .state import State, get_ship
+from .state import State, get_ship, out_of_the_fight, station_key
 
 OUT_REASONS = {"fled": "fled", "surrendered": "surrendered"}
-
-
-def out_of_the_fight(ship: dict[str, Any]) -> str | None:
-    """Why a ship can no longer fight: destroyed, or fled or surrendered (the GM's call)."""
-    if ship["destroyed"]:
-        return "destroyed"
-    out: str | None = ship.get("out")
-    return out
 
 
 def check_open_to_players(ship: dict[str, Any]) -> None:
@@ -28,6 +21,11 @@ def check_open_to_players(ship: dict[str, Any]) -> None:
     crews an NPC ship, and nobody boards a ship that is out of the fight."""
     if ship["crew"] != "players":
         raise refuse("NOT_A_PLAYERS_SHIP", ship=ship["name"])
+    check_in_the_fight(ship)
+
+
+def check_in_the_fight(ship: dict[str, Any]) -> None:
+    """G-END-1: a ship that is destroyed, fled or surrendered takes no orders and no new crew."""
     why = out_of_the_fight(ship)
     if why == "destroyed":
         raise refuse("SHIP_DESTROYED", "ship_destroyed_refused", ship=ship["name"])
@@ -98,10 +96,17 @@ def _out_words(ship: str, out: str | None) -> Message:
 
 
 def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
+    """G-END-1: a ship that flees or surrenders can no longer fight: the orders its stations gave
+    this turn end with it and the turn no longer waits for them. One put back into the fight
+    during Orders is in this turn again, as a ship that arrives is."""
     ship = get_ship(ctx.state, cmd.ship)
     if cmd.out and cmd.out not in OUT_REASONS:
         raise refuse("BAD_VALUE", "bad_out_reason")
+    was_out = out_of_the_fight(ship)
     ship["out"] = cmd.out or None
+    if ship["out"] is not None and ctx.state["phase"] == "orders":
+        for station in ship["stations"].values():
+            ctx.state["orders"].pop(station_key(ship, station), None)
     if cmd.out == "fled":
         words = message("ship_fled", ship=ship["name"])
     elif cmd.out == "surrendered":
@@ -109,6 +114,8 @@ def set_ship_out(ctx: Context, cmd: c.SetShipOut) -> None:
     else:
         words = message("ship_back_in_fight", ship=ship["name"])
     ctx.emit("ShipOut", words, ship=ship["id"], out=ship["out"])
+    if was_out:
+        joins_orders(ctx, ship)
 
 
 def _clear_between_combats(state: State) -> None:

@@ -295,6 +295,14 @@ class UnseatCrew(Command):
 
 
 @dataclass(frozen=True)
+class LeaveRoster(Command):
+    """A seat the battle has no station for leaves the table's roster (E-EVENING-1): its player
+    left, or the GM let them go."""
+
+    seat: str
+
+
+@dataclass(frozen=True)
 class SendMessage(Command):
     text: str
     to: str = "all"  # "all", a ship id, or "ship/station"
@@ -374,6 +382,7 @@ COMMANDS: dict[str, type[Command]] = {
         AddShip,
         SeatCrew,
         UnseatCrew,
+        LeaveRoster,
         SendMessage,
         SetRedAlert,
         PlaySound,

@@ -131,9 +131,16 @@ def close_orders(ctx: Context, cmd: c.Command) -> None:
 def submit_and_maybe_close(
     handler: Callable[[Context, Any], None],
 ) -> Callable[[Context, Any], None]:
+    """`handler`, then the reveal if it leaves every station the turn waits for ready: the last
+    order given, or the last ship the turn waited for gone out of the fight (G-END-1)."""
+
     def run(ctx: Context, cmd: Any) -> None:
         handler(ctx, cmd)
-        if ctx.state["settings"]["close_when_all_ready"] and all_ready(ctx.state):
+        if (
+            ctx.state["phase"] == "orders"
+            and ctx.state["settings"]["close_when_all_ready"]
+            and all_ready(ctx.state)
+        ):
             ctx.emit("AllOrdersIn", message("all_orders_in"), log=False)
             close_orders(ctx, cmd)
 
@@ -259,7 +266,7 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.UndoResolution: undo_resolution,
     c.EndCombat: combat.end_combat,
     c.StartNextCombat: start_next_combat,
-    c.SetShipOut: combat.set_ship_out,
+    c.SetShipOut: submit_and_maybe_close(combat.set_ship_out),
     c.ImposeModifier: gm.impose_modifier,
     c.RemoveModifier: gm.remove_modifier,
     c.SetTrack: gm.set_track,
@@ -269,11 +276,12 @@ HANDLERS: dict[type[c.Command], Callable[[Context, Any], None]] = {
     c.SetCharacteristic: gm.set_characteristic,
     c.DowntimeRepair: gm.downtime_repair,
     c.FirstAid: gm.first_aid,
-    c.DestroyShip: gm.destroy_ship,
+    c.DestroyShip: submit_and_maybe_close(gm.destroy_ship),
     c.RestoreShip: gm.restore_ship,
     c.AddShip: gm.add_ship,
     c.SeatCrew: gm.seat_crew,
     c.UnseatCrew: gm.unseat_crew,
+    c.LeaveRoster: evening.leave_roster,
     c.SendMessage: gm.send_message,
     c.SetRedAlert: gm.set_red_alert,
     c.PlaySound: gm.play_sound,

@@ -43,7 +43,9 @@ def next_battle(state: State, scenario: Scenario, catalogue: Catalogue) -> tuple
     # Combat numbers and ids count on through the evening, so each names one thing in the report.
     opening["combat"] = state["combat"]
     opening["next_id"] = max(int(state["next_id"]), int(opening["next_id"]))
-    moved = _seat(opening, crews["seats"])
+    moved, opening["bench"] = _seat(opening, crews["seats"], state.get("bench") or [])
+    # The combats fought before this battle: its screens speak of none of them (E-EVENING-1).
+    opening["combats_before"] = state["combat"]
     ctx = Context(opening, 0.0)
     ctx.emit(
         "BattleStarted",
@@ -55,12 +57,30 @@ def next_battle(state: State, scenario: Scenario, catalogue: Catalogue) -> tuple
     for seat in moved:
         if seat["to"] is None:
             ctx.emit(
-                "CrewStoodDown",
-                message("crew_stood_down", crew=seat["name"]),
+                "CrewStandsBy",
+                message("crew_stands_by", crew=seat["name"]),
                 seat=seat["seat"],
                 name=seat["name"],
             )
     return ctx.state, ctx.events
+
+
+def leave_roster(ctx: Context, cmd: c.LeaveRoster) -> None:
+    entry = standing_by(ctx.state, cmd.seat)
+    if entry is None:
+        raise refuse("NOT_ON_ROSTER")
+    ctx.state["bench"] = [e for e in ctx.state["bench"] if e["seat"] != cmd.seat]
+    ctx.emit(
+        "CrewLeftRoster",
+        message("crew_left_roster", crew=entry["name"]),
+        seat=cmd.seat,
+        name=entry["name"],
+    )
+
+
+def standing_by(state: State, seat: str) -> dict[str, Any] | None:
+    """The table's roster entry of a seat this battle has no station for (E-EVENING-1)."""
+    return next((entry for entry in state.get("bench") or [] if entry["seat"] == seat), None)
 
 
 def needs_scenario(ctx: Context, cmd: c.NextBattle) -> None:
@@ -147,10 +167,14 @@ def _characters_copy(state: State) -> State:
     }
 
 
-def _seat(opening: State, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _seat(
+    opening: State, seats: list[dict[str, Any]], bench: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Put each carried seat on the new players' ships: the n-th crewed old ship's crew on the
-    n-th new one at the station of the same id; anyone left over at the first free station of the
-    same role, then at any free station; anyone with no station left stands down."""
+    n-th new one at the station of the same id; anyone left over, then those the last battles had
+    no station for (`bench`), at the first free station of the same role, then at any free
+    station. Anyone with no station left stays on the table's roster, the new bench, with name,
+    character and role, for the next battle that has a station for them."""
     ships = [s for s in opening["ships"].values() if s["crew"] == "players"]
     old_ships = sorted({seat["from"].split("/")[0] for seat in seats})
     placed: list[tuple[dict[str, Any], str | None]] = []
@@ -164,6 +188,9 @@ def _seat(opening: State, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
             placed.append((seat, station_key(ships[index], station)))
         else:
             waiting.append(seat)
+    for entry in bench:
+        crew = {k: v for k, v in entry.items() if k not in ("role", "from")}
+        waiting.append({"from": entry["from"], "role": entry["role"], "crew": crew})
     stations = [(ship, st) for ship in ships for st in ship["stations"].values()]
     for same_role in (True, False):  # every station of a waiting seat's own role goes first
         still = []
@@ -181,7 +208,12 @@ def _seat(opening: State, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
             placed.append((seat, station_key(ship, station)))
         waiting = still
     placed += [(seat, None) for seat in waiting]
-    return [
+    moved = [
         {"seat": seat["crew"]["seat"], "name": seat["crew"]["name"], "from": seat["from"], "to": to}
         for seat, to in sorted(placed, key=lambda p: p[0]["from"])
     ]
+    kept = [
+        {**seat["crew"], "role": seat["role"], "from": seat["from"]}
+        for seat in sorted(waiting, key=lambda seat: seat["from"])
+    ]
+    return moved, kept

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..content import MODULES, SHIPS_MAX, SOUNDS
 from . import commands as c
-from .cards import draw_up, enforce_limit, return_skill_cards
+from .cards import draw_up, enforce_limit, joins_orders, return_skill_cards
 from .combat import check_open_to_players
 from .context import Context
 from .crew import CHARACTERISTICS, FIRST_AID_TARGET, heal, status_of
@@ -318,6 +318,7 @@ def restore_ship(ctx: Context, cmd: c.RestoreShip) -> None:
     if health(ship["hull"]) == 0:
         ship["hull"]["damage"] = ship["hull"]["boxes"] - 1
     ctx.emit("ShipRestored", message("ship_restored", ship=ship["name"]), ship=ship["id"])
+    joins_orders(ctx, ship)
 
 
 SIDE = re.compile(r"[a-z0-9][a-z0-9-]{0,29}")
@@ -378,6 +379,7 @@ def add_ship(ctx: Context, cmd: c.AddShip) -> None:
         crew=cmd.crew,
         to=to,
     )
+    joins_orders(ctx, ship)
 
 
 def _new_ship_name(ships: dict[str, Any], typed: str, renamed: str | None = None) -> str:

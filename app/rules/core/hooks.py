@@ -129,6 +129,9 @@ class Hooks:
         self.after_command: Every[[Context, str], None] = Every()
         # (ctx): as the Orders phase opens, after the cards are drawn.
         self.orders_open: Every[[Context], None] = Every()
+        # (ctx, ship): a ship comes into a turn whose Orders are open (the GM or a cue adds it,
+        # restores it, puts it back into the fight): its crew may order at once.
+        self.joins_orders: Every[[Context, Ship], None] = Every()
         # (state): what the module keeps only for one combat (torpedoes in flight, say) is
         # cleared, as a combat ends and again as the next one starts (G-END-3).
         self.between_combats: Every[[State], None] = Every()

@@ -12,7 +12,7 @@ from . import rng
 from .hooks import HOOKS
 from .rng import Dice
 from .sheets import build_ship, own_card_id, sheets_of
-from .state import SCHEMA, Ship, State, put_in_zone
+from .state import SCHEMA, Ship, State, put_in_zone, side_of_players
 
 
 def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> State:
@@ -68,7 +68,12 @@ def new_game(scenario: Scenario, catalogue: Catalogue, seed: int | rng.Seed) -> 
     settings["hit_table"] = [list(row) for row in settings["hit_table"]]
     state: State = {
         "schema": SCHEMA,
-        "scenario": {"id": scenario.id, "name": scenario.name, "description": scenario.description},
+        "scenario": {
+            "id": scenario.id,
+            "name": scenario.name,
+            "description": scenario.description,
+            "players_side": scenario.players_side or side_of_players(ships.values()),
+        },
         "modules": sorted(scenario.modules),
         "settings": settings,
         "rng": rng.start(seed),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .combat import check_in_the_fight
 from .commands import Actor, PassOrder, SubmitOrder, WithdrawOrder
 from .context import Context
 from .errors import refuse
@@ -20,6 +21,7 @@ from .state import (
     health,
     manned,
     operational,
+    out_of_the_fight,
     reaching,
     role_label,
     station_key,
@@ -39,8 +41,7 @@ def acting_station(
             raise refuse("NOT_YOUR_STATION", "orders_own_station_only")
         if not manned(ctx.state, station):
             raise refuse("CREW_INCAPACITATED")
-    if ship["destroyed"]:
-        raise refuse("SHIP_DESTROYED", "ship_destroyed_refused", ship=ship["name"])
+    check_in_the_fight(ship)
     return ship, station
 
 
@@ -351,10 +352,11 @@ CHECKS = {
 
 def stations_expected(state: State) -> list[str]:
     """Stations whose order the turn waits for: every manned station that can act, plus every
-    operational station of an NPC ship (the GM orders or passes for those)."""
+    operational station of an NPC ship (the GM orders or passes for those), aboard ships still
+    in the fight (G-END-1)."""
     keys = []
     for ship in state["ships"].values():
-        if ship["destroyed"]:
+        if out_of_the_fight(ship):
             continue
         for station in ship["stations"].values():
             able = operational(station) or station["role"] == "engineering"

@@ -20,6 +20,7 @@ ANY_PHASE = frozenset(
         "AddShip",
         "SeatCrew",
         "UnseatCrew",
+        "LeaveRoster",
         "SendMessage",
         "SetRedAlert",
         "PlaySound",

@@ -6,6 +6,7 @@ Tracks store damage, not health, so a red box is "filled" exactly when damage re
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..content import RangeBand, band_index, range_band_for
@@ -56,6 +57,30 @@ def get_character(state: State, character_id: Any) -> dict[str, Any]:
     if ch is None:
         raise refuse("NO_SUCH_CHARACTER", character=str(character_id))
     return ch
+
+
+def players_side(state: State) -> str | None:
+    """G-SHIP-1: the side the players crew. A scenario may name it; one that does not (and a game
+    stored before scenarios could) has the side called `players`, else the side of the first
+    ship crewed by players; None when no ship is either."""
+    named: str | None = state["scenario"].get("players_side")
+    return named or side_of_players(state["ships"].values())
+
+
+def side_of_players(ships: Iterable[Ship]) -> str | None:
+    """The players' side of ships whose scenario names none (see players_side)."""
+    in_order = sorted(ships, key=lambda s: s["id"])
+    if any(ship["side"] == "players" for ship in in_order):
+        return "players"
+    return next((str(s["side"]) for s in in_order if s["crew"] == "players"), None)
+
+
+def out_of_the_fight(ship: Ship) -> str | None:
+    """Why a ship can no longer fight: destroyed, or fled or surrendered (the GM's call)."""
+    if ship["destroyed"]:
+        return "destroyed"
+    out: str | None = ship.get("out")
+    return out
 
 
 def station_key(ship: Ship, station: Station) -> str:

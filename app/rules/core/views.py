@@ -11,6 +11,7 @@ from typing import Any
 from ..content import RANGE_BANDS, ROLES
 from .combat import can_end
 from .crew import CHARACTERISTICS
+from .evening import standing_by
 from .gm import SOUND_DEFAULTS
 from .hooks import HOOKS
 from .messages import message, said, term
@@ -25,6 +26,8 @@ from .state import (
     health,
     manned,
     operational,
+    out_of_the_fight,
+    players_side,
     range_band,
     role_label,
     seat_station,
@@ -33,6 +36,12 @@ from .state import (
 
 View = dict[str, Any]
 Viewer = Any  # "gm" | "display" | ("seat", seat_id)
+# G-END-1: why a phone aboard a ship out of the fight gives no more orders.
+SHIP_OUT_DOWN = {
+    "destroyed": "down_ship_destroyed",
+    "fled": "down_ship_fled",
+    "surrendered": "down_ship_surrendered",
+}
 
 
 def ships_in_order(state: State) -> list[dict[str, Any]]:
@@ -51,6 +60,9 @@ def _game(state: State) -> View:
         "scenario": state["scenario"],
         "turn": state["turn"],
         "combat": state["combat"],
+        # A combat of this battle is over: not one fought before the table moved on (E-EVENING-1).
+        "combat_over": state["phase"] == "downtime"
+        and state["combat"] > state.get("combats_before", 0),
         "phase": state["phase"],
         "phase_label": term("phase", state["phase"]),
         "deadline": state["deadline"],
@@ -85,6 +97,7 @@ def _track(track: dict[str, Any]) -> View:
 
 def _ships(state: State) -> list[View]:
     ships = []
+    ours = players_side(state)
     for ship in ships_in_order(state):
         stations = []
         for st in stations_in_order(ship):
@@ -110,6 +123,7 @@ def _ships(state: State) -> list[View]:
                 "class_name": ship["class_name"],
                 "crew": ship["crew"],
                 "side": ship["side"],
+                "players_side": ship["side"] == ours,  # the side the players crew (G-SHIP-1)
                 "x": ship["x"],
                 "y": ship["y"],
                 "defence": ship["defence"],
@@ -126,19 +140,20 @@ def _ships(state: State) -> list[View]:
     return ships
 
 
-def _players(ship: dict[str, Any]) -> bool:
-    return bool(ship["side"] == "players" or ship["crew"] == "players")
+def _players(ship: dict[str, Any], side: str | None) -> bool:
+    return bool(ship["side"] == side or ship["crew"] == "players")
 
 
 def _distances(state: State) -> list[View]:
     """The distances the screens show, not every pair: from each players' ship to every other
     ship (the tables, a phone's contacts and targets, the GM's NPC orders against the players)."""
     ships = ships_in_order(state)
+    side = players_side(state)
     return [
         _distance(a, b)
         for i, a in enumerate(ships)
         for b in ships[i + 1 :]
-        if _players(a) or _players(b)
+        if _players(a, side) or _players(b, side)
     ]
 
 
@@ -257,17 +272,34 @@ def _character(state: State, character_id: str | None) -> View | None:
     }
 
 
+def _standing_by(state: State, seat: str) -> View | None:
+    """E-EVENING-1: a player this battle has no station for stays on the table's roster; their
+    phone says so, with the name and character they come back with."""
+    entry = standing_by(state, seat)
+    if entry is None:
+        return None
+    character = state["characters"].get(entry.get("character") or "")
+    return {
+        "name": entry["name"],
+        "character": character["name"] if character else None,
+        "role": term("station", entry["role"]),
+    }
+
+
 def station_view(state: State, seat: str, shared: View | None = None) -> View:
     view = _common(state, shared)
     view["viewer"] = {"role": "seat", "seat": seat}
+    view["standing_by"] = None
     found = seat_station(state, seat)
     if found is None:
         view["me"] = None
         view["messages"] = [m for m in state["messages"] if m["to"] == "all"]
+        view["standing_by"] = _standing_by(state, seat)
         return view
     ship, station = found
-    if not _players(ship):  # a seat kept from before NPC ships were closed to players
-        npc_ships = [s for s in ships_in_order(state) if s is not ship and not _players(s)]
+    side = players_side(state)
+    if not _players(ship, side):  # a seat kept from before NPC ships were closed to players
+        npc_ships = [s for s in ships_in_order(state) if s is not ship and not _players(s, side)]
         view["distances"] = [*view["distances"], *(_distance(ship, s) for s in npc_ships)]
     key = station_key(ship, station)
     order = state["orders"].get(key)
@@ -287,8 +319,9 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
             down = message("down_unconscious_others" if others else "down_unconscious")
         else:
             down = message("down_dead_others" if others else "down_dead")
-    if ship["destroyed"]:
-        down = message("down_ship_destroyed", ship=ship["name"])
+    out = out_of_the_fight(ship)
+    if out is not None:  # G-END-1: a ship out of the fight gives no more orders
+        down = message(SHIP_OUT_DOWN[out], ship=ship["name"])
     view["me"] = {
         "ship": ship["id"],
         "ship_name": ship["name"],
@@ -314,7 +347,7 @@ def station_view(state: State, seat: str, shared: View | None = None) -> View:
         # Whether the phone may give an order now: in Orders, from a ship still there, and from
         # a station that is not down but for Engineering's (G-DMG-7, G-DMG-8).
         "can_order": state["phase"] == "orders"
-        and not ship["destroyed"]
+        and out is None
         and (down is None or station["role"] == "engineering"),
         "allocation": allocation,
         # G-TURN-4: enemies none of this ship's weapons reach from where the ships stand now

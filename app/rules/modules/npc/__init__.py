@@ -20,6 +20,7 @@ def register(hooks: Hooks) -> None:
         frozenset({"orders"}),
     )
     hooks.orders_open.register(tactic.give_orders)
+    hooks.joins_orders.register(tactic.give_arrival_orders)
     hooks.rolled_order.register(npc.rolled_order)
     hooks.at_reveal.register(npc.roll_at_reveal)
     hooks.gm_views["npc"] = npc.gm_view

@@ -25,6 +25,7 @@ from ...core.state import (
     get_ship,
     health,
     operational,
+    out_of_the_fight,
     reaching,
     zone_map,
 )
@@ -36,8 +37,14 @@ BASIC, PROFICIENT, TALENTED, EXCEPTIONAL = 1, 2, 3, 4
 
 
 def _enemies(state: State, ship: Ship) -> list[Ship]:
+    """Ships of other sides still in the fight: a crew does not chase a ship that fled, nor
+    shoot at one that surrendered (G-END-1)."""
     return sorted(
-        (s for s in state["ships"].values() if s["side"] != ship["side"] and not s["destroyed"]),
+        (
+            s
+            for s in state["ships"].values()
+            if s["side"] != ship["side"] and not out_of_the_fight(s)
+        ),
         key=lambda s: s["id"],
     )
 
@@ -104,14 +111,14 @@ def _pilot(state: State, ship: Ship, station: Station, rank: int) -> dict[str, A
     enemies = _enemies(state, ship)
     if not enemies or not ship["weapons"]:
         return None
+    target = _weakest(enemies) if rank >= EXCEPTIONAL else _nearest(ship, enemies)
+    if zone_map(state) is not None:
+        return _zone_pilot(state, ship, target)
     # P2: an enemy already in reach, hold the position (pass).
     if _targets(state, ship):
         return None
     # P3: close in on the nearest enemy (Exceptional: the weakest) until the longest weapon
     # reaches it; the roll at the reveal decides how far the ship gets.
-    target = _weakest(enemies) if rank >= EXCEPTIONAL else _nearest(ship, enemies)
-    if zone_map(state) is not None:
-        return _closer_zone(state, ship, target)
     reach = RANGE_BANDS[max(band_index(w["max_range"]) for w in ship["weapons"])].max_squares
     steps = min(distance(ship, target) - reach, npc.best_roll(ship))
     dx, dy = target["x"] - ship["x"], target["y"] - ship["y"]
@@ -119,6 +126,51 @@ def _pilot(state: State, ship: Ship, station: Station, rank: int) -> dict[str, A
     x = min(width - 1, max(0, ship["x"] + max(-steps, min(steps, dx))))
     y = min(height - 1, max(0, ship["y"] + max(-steps, min(steps, dy))))
     return {"action": "manoeuvre", "x": x, "y": y}
+
+
+def _zone_pilot(state: State, ship: Ship, target: Ship) -> dict[str, Any] | None:
+    """P2 and P3 on a zone map (G-ZONE-2..4). A band there is a whole zone step, so an enemy one
+    step off stays "in reach" however the ships turn: the Pilot holds only where every gun that
+    can fire reaches an enemy, as a grid Pilot holds where the next square would change nothing,
+    and never in a hazardous zone (PZ1). Elsewhere it closes in (P3)."""
+    zones = zone_map(state)
+    assert zones is not None
+    if zones["zones"][ship["zone"]]["terrain"] == "hazardous":
+        way_out = _out_of_hazard(state, ship, target)
+        if way_out is not None:
+            return way_out
+    guns = [w for w in ship["weapons"] if HOOKS.can_fire(state, w)]
+    if guns and any(len(reaching(ship, e, guns)) == len(guns) for e in _enemies(state, ship)):
+        return None
+    return _closer_zone(state, ship, target)
+
+
+def _at(state: State, ship: Ship, zone: str) -> Ship:
+    """The ship as it would stand in `zone`: what it would reach from there."""
+    zones = zone_map(state)
+    assert zones is not None
+    return {**ship, "zone": zone, "zone_steps": zones["steps"][zone]}
+
+
+def _out_of_hazard(state: State, ship: Ship, target: Ship) -> dict[str, Any] | None:
+    """PZ1: of the zones that are not hazardous and the best roll pays for, one from which some
+    gun still reaches an enemy, then the fewest steps from the target, then the least hazard left
+    unpaid, then the cheapest, then by id."""
+    zones = zone_map(state)
+    assert zones is not None
+    best = npc.best_roll(ship)
+    choices = []
+    for dest in moves_from(state, ship):
+        plan = plan_move(state, ship, dest, best)
+        if plan is None or zones["zones"][dest]["terrain"] == "hazardous":
+            continue
+        there = _at(state, ship, dest)
+        aims = any(_reaching(state, there, e) for e in _enemies(state, ship))
+        steps = zones["steps"][dest][target["zone"]]
+        choices.append((not aims, steps, plan["unpaid"], plan["need"], dest))
+    if not choices:
+        return None
+    return {"action": "manoeuvre", "zone": min(choices)[-1]}
 
 
 def _closer_zone(state: State, ship: Ship, target: Ship) -> dict[str, Any] | None:
@@ -234,6 +286,12 @@ def give_orders(ctx: Context, only: str | None = None) -> None:
         if fields is None:
             pass_order(ctx, PassOrder(ship=ship_id, station=station_id))
         state["orders"][key]["by"] = "npc"
+
+
+def give_arrival_orders(ctx: Context, ship: Ship) -> None:
+    """A ship that comes into a turn whose Orders are open (a second wave, say) chooses at once,
+    as every NPC ship did when they opened, so the turn never waits for it (M-NPC-2)."""
+    give_orders(ctx, only=ship["id"])
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from typing import Any
 
 from ...content import MAGAZINE_DEFAULT, band_index
 from ...core import hooks, resolve
-from ...core.combat import out_of_the_fight
 from ...core.commands import Command, SubmitOrder
 from ...core.context import Context
 from ...core.errors import refuse
@@ -27,6 +26,7 @@ from ...core.state import (
     Station,
     distance_words,
     get_ship,
+    out_of_the_fight,
     put_in_zone,
     range_band,
     zone_map,
