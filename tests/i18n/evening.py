@@ -269,6 +269,7 @@ def _evening_panel(evening: Evening, table: _Table, after: str) -> None:
         scenarios=scenarios,
         current=table.state["scenario"],
         phase=table.state["phase"],
+        bench=table.state.get("bench") or [],
         command_id="x",
         csrf="",
     )
