@@ -380,6 +380,14 @@ def _query_choice(scope: Scope, pseudo: bool) -> str | None:
     return None
 
 
+def locale_of(words: object) -> str:
+    """The locale whose words (`translations`) these are; English for any others."""
+    for locale in LOCALES:
+        if translations(locale) is words:
+            return locale
+    return SOURCE
+
+
 def words() -> Translations:
     """Both domains in the language being rendered (for what has no render context: a macro)."""
     return translations(speaking.get())
@@ -391,12 +399,12 @@ def spoken(message: str) -> str:
     return str(translations(speaking.get()).gettext(message))
 
 
-def known(value: str) -> str:
+def known(value: str, locale: str | None = None) -> str:
     """A word the engine or the content gives as English data (a range band, a card kind, a
-    side), in the rendering language when the catalogue has it, else as it is."""
+    side), in the rendering language (or `locale`) when the catalogue has it, else as it is."""
     if not isinstance(value, str) or not value:
         return value
-    return spoken(value.replace("_", " "))
+    return str(translations(locale or speaking.get()).gettext(value.replace("_", " ")))
 
 
 def N_(message: str) -> str:

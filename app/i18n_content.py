@@ -48,10 +48,26 @@ MAX_TEXT = 500
 
 
 class Entries:
-    """A list of tables in the file (path from its root), each translated under its `key`."""
+    """A list of tables in the file (path from its root), each translated under its `key`.
+    A field may be `texts`' rather than the entry's own: the texts it names inside the entry (a
+    cue's messages are its `message` actions), translated one for one, a single text as it is
+    and several as a list in their order."""
 
-    def __init__(self, path: tuple[str, ...], key: str, fields: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        path: tuple[str, ...],
+        key: str,
+        fields: tuple[str, ...],
+        texts: Mapping[str, Callable[[Mapping[str, Any]], list[str]]] | None = None,
+    ) -> None:
         self.path, self.key, self.fields = path, key, fields
+        self.texts = dict(texts or {})
+
+    def texts_of(self, row: Mapping[str, Any], field: str) -> list[str]:
+        """The texts a field of an entry holds (none where the entry does not have it)."""
+        if field in self.texts:
+            return self.texts[field](row)
+        return [str(row[field])] if field in row else []
 
     def of(self, data: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
         found: Any = data
@@ -61,6 +77,12 @@ class Entries:
         return {
             str(row[self.key]): row for row in rows if isinstance(row, Mapping) and self.key in row
         }
+
+
+def _messages(cue: Mapping[str, Any]) -> list[str]:
+    actions = cue.get("actions")
+    rows = actions if isinstance(actions, list) else []
+    return [str(a["message"]) for a in rows if isinstance(a, Mapping) and "message" in a]
 
 
 # What can be translated, per kind of file: plain fields, and lists of entries.
@@ -75,8 +97,10 @@ TRANSLATABLE: dict[str, dict[str, Entries | None]] = {
     "scenario": {
         "name": None,
         "description": None,
+        "ships": Entries(("ships",), "id", ("name",)),
         "zones": Entries(("map", "zones"), "id", ("name",)),
-        "cues": Entries(("cues",), "id", ("name",)),  # the GM's names for them (module cues)
+        # The GM's names for them, and the messages they send the crews (module cues).
+        "cues": Entries(("cues",), "id", ("name", "message"), {"message": _messages}),
     },
 }
 KINDS: dict[Callable[..., Any], str] = {
@@ -159,14 +183,29 @@ def _words(
                 where.report(row_at, message("content_translations_not_table"))
             else:
                 for name, text in fields.items():
-                    if name not in entries.fields or name not in rows[key]:
+                    sources = entries.texts_of(rows[key], name) if name in entries.fields else []
+                    if not sources:
                         known = list(entries.fields)
                         where.report(
                             f"{row_at}.{name}", message("content_not_translatable", known=known)
                         )
-                    elif _text(text, where, f"{row_at}.{name}"):
-                        words[str(rows[key][name])] = text
+                    else:
+                        words.update(_texts(sources, text, where, f"{row_at}.{name}"))
     return words
+
+
+def _texts(sources: list[str], value: Any, where: _Where, at: str) -> dict[str, str]:
+    """Each source text with its translation: one text for one, a list for several."""
+    if len(sources) == 1:
+        return {sources[0]: value} if _text(value, where, at) else {}
+    if not isinstance(value, list) or len(value) != len(sources):
+        where.report(at, message("content_translation_list", count=len(sources)))
+        return {}
+    return {
+        text: item
+        for index, (text, item) in enumerate(zip(sources, value, strict=True))
+        if _text(item, where, f"{at}[{index}]")
+    }
 
 
 def _text(value: Any, where: _Where, at: str) -> bool:
@@ -257,18 +296,34 @@ def _interface_has(locale: str, value: str) -> bool:
     return value in words or value.replace("_", " ") in words
 
 
-def content(value: str) -> str:
-    """Scenario content (names, descriptions, card texts) in the rendering language: the
-    interface's own word where it has one (a station's role, say), else the translation the
-    shipped files give, else the one the content being rendered gives (`speaking_content`),
-    else as written. The pseudo-language pseudo-localises it, as a complete translation
-    would, so that what stays English in a pseudo render is interface text."""
-    locale = speaking.get()
+def content(value: str, locale: str | None = None) -> str:
+    """Scenario content (names, descriptions, card texts) in the rendering language (or
+    `locale`): the interface's own word where it has one (a station's role, say), else the
+    translation the shipped files give, else the one the content being rendered gives
+    (`speaking_content`), else as written. The pseudo-language pseudo-localises it, as a
+    complete translation would, so that what stays English in a pseudo render is interface
+    text."""
+    locale = locale or speaking.get()
     if not isinstance(value, str) or locale == SOURCE:
         return value
     if locale == PSEUDO:
         return pseudo(value)
     if _interface_has(locale, value):
-        return known(value)
+        return known(value, locale)
     found = content_words(locale).get(value) or (_speaking.get() or {}).get(locale, {}).get(value)
     return found if found is not None else value
+
+
+def side_name(side: str, locale: str | None = None) -> str:
+    """A side, by its id, as people name it: the catalogue's word for it (the players, the
+    raiders), else the content's translation of it, else as the scenario writes it; its first
+    letter capital, as a side's name has it in every language offered."""
+    if not isinstance(side, str) or not side:
+        return side
+    shown = content(side, locale)
+    return shown[:1].upper() + shown[1:]
+
+
+def spoken_content() -> Words | None:
+    """The content words being rendered (`speaking_content`), if any."""
+    return _speaking.get()

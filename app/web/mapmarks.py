@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from app.i18n_content import content
+
 View = dict[str, Any]
 Box = tuple[float, float, float, float]  # left, top, right, bottom in map squares
 
@@ -64,7 +66,7 @@ def map_marks(view: View, label_size: float) -> list[View]:
             reach = MARKER * scale
             marks[index] = {
                 "ship": ship,
-                "label": short_name(ship["name"]),
+                "label": short_name(content(ship["name"])),
                 "cx": cx,
                 "cy": cy,
                 "scale": scale,

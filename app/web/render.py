@@ -224,6 +224,7 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             "game.{turn,phase,map}",
             "me.{order,down,can_order}",
             "ships.*.{id,name,weapons}",
+            "ships.*.stations.*.{id,label}",  # order_text names the station it aims at
         ),
         # Only while the phone may order: nothing of it changes between turns.
         "order": Panel(
@@ -293,7 +294,8 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
                         "stations.*.{id,label,manned,operational,role}",
                     ),
                     slices=("orders",),
-                    also=("game.map", "ships.*.{id,name,weapons}"),
+                    # order_text names targets, their stations and the weapons that fire.
+                    also=("game.map", "ships.*.{id,name,weapons}", "ships.*.stations.*.{id,label}"),
                 ),
             ),
         ),

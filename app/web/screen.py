@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.i18n import N_
 from app.rules import Actor
 from app.service import ServiceError, Viewer, run_command
 from app.service.commands import SessionFactory
@@ -35,11 +36,11 @@ def page(html: str, token: str, status: int = 200) -> HTMLResponse:
 
 def error_page(request: Request, error: ServiceError) -> HTMLResponse:
     """A refused page as a page, not as JSON: people, not scripts, open these URLs."""
-    titles = {404: "No such game", 403: "Not for this device"}
+    titles = {404: N_("No such game"), 403: N_("Not for this device")}
     token = csrf_token(request)
     html = render_template(
         "error.html",
-        title=titles.get(error.status, "Cannot open this"),
+        title=titles.get(error.status, N_("Cannot open this")),
         message=error.message,
         csrf=token,
     )

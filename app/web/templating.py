@@ -27,9 +27,9 @@ from markupsafe import Markup, escape
 from app import i18n
 from app.i18n import N_, known
 from app.i18n import spoken as _
-from app.i18n_content import content
+from app.i18n_content import content, side_name
 from app.rules.content import MODULES
-from app.rules.core.messages import term
+from app.rules.core.messages import message, term
 from app.rules.core.names import CREW_NAME_LENGTH
 from app.rules.core.phases import ACTIONS
 from app.web.editor_words import field_words
@@ -135,6 +135,32 @@ def far(view: View, pair: View | None) -> str:
     ) % {"num": steps}
 
 
+def station_words(view: View, ship_id: str, station_id: str) -> str:
+    """A station of a ship by its id, as people name it: by its role (or its own label), or the
+    shields or the Hull, in the rendering language."""
+    label = next(
+        (st["label"] for st in ship_of(view, ship_id)["stations"] if st["id"] == station_id),
+        station_id,
+    )
+    return say(message("station_name", station=label), i18n.words())
+
+
+def message_text(sent: View) -> str:
+    """A message to the crews in the rendering language: the GM's own words as typed, a
+    scenario's (a cue's message) by the content's translations."""
+    return content(sent["text"]) if sent.get("scripted") else str(sent["text"])
+
+
+def addressee(view: View, to: str) -> str:
+    """Whom a message went to ("kestrel", "kestrel/pilot") as people name them."""
+    ship_id, _, station_id = to.partition("/")
+    ship = next((s for s in view["ships"] if s["id"] == ship_id), None)
+    if ship is None:
+        return to
+    name = content(ship["name"])
+    return f"{name} · {station_words(view, ship_id, station_id)}" if station_id else name
+
+
 def zone_name(view: View, zone_id: str) -> str:
     game_map = view["game"]["map"]
     return next((z["name"] for z in game_map.get("zones", ()) if z["id"] == zone_id), zone_id)
@@ -167,7 +193,7 @@ def pilot_grid(view: View, ship: View, order: View) -> Markup:
     game_map = view["game"]["map"]
     width, height = game_map["width"], game_map["height"]
     ships = tuple(
-        (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), here["name"][:3])
+        (x, y, here["side"] + (" wreck" if here["destroyed"] else ""), content(here["name"])[:3])
         for (x, y), here in occupancy(view).items()
     )
     square = _("Square %(x)s, %(y)s")
@@ -220,7 +246,7 @@ def order_text(view: View, order: View) -> str:
     if order["action"] == "pass":
         if order.get("overriding"):  # M-SEATS-2
             return _("Giving %(station)s's order instead (override −2).") % {
-                "station": order["overriding"]
+                "station": station_words(view, order["ship"], order["overriding"])
             }
         return _("Pass.")
     action = ACTIONS.get(order["action"])
@@ -229,16 +255,16 @@ def order_text(view: View, order: View) -> str:
         # M-NPC-1: an NPC crew's value is rolled at the reveal.
         text += " " + _("(crew roll)") if order.get("npc") else f" ({order['value']})"
     if order.get("target"):
-        text += f" → {ship_of(view, order['target'])['name']}"
+        text += f" → {content(ship_of(view, order['target'])['name'])}"
     if order.get("target_station"):
-        station = order["target_station"]
+        station = station_words(view, order.get("target") or order["ship"], order["target_station"])
         text += f" ({station})" if order.get("target") else f" → {station}"
     if order["action"] == "attack" and order.get("weapons"):  # G-HIT-4: what will fire
         weapons = ship_of(view, order["ship"])["weapons"]
         names = [content(w["name"]) for w in weapons if w["id"] in order["weapons"]]
         text += " " + _("with %(weapons)s") % {"weapons": ", ".join(names)}
     if order["action"] == "manoeuvre" and "zone" in order:
-        text += f" → {zone_name(view, order['zone'])}"
+        text += f" → {content(zone_name(view, order['zone']))}"
     elif order["action"] == "manoeuvre":
         text += f" → ({order['x']}, {order['y']})"
     return text + "."
@@ -354,6 +380,9 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         content=pass_context(lambda _context, value: content(value)),
         # A content field's path as the editor's form labels it (app/web/editor_words.py).
         field=pass_context(lambda _context, path: field_words(path)),
+        side=pass_context(lambda _context, value: side_name(value)),
+        # One of the engine's own things by its id: `m|term("module")`.
+        term=pass_context(lambda _context, value, kind: say(term(kind, value), i18n.words())),
         # The engine's messages (app/web/words.py), in the render's `translations`.
         say=say_filter,
         label=label_filter,
@@ -371,6 +400,9 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         map_marks=map_marks,
         by_side=by_side,
         order_text=order_text,
+        station_words=station_words,
+        message_text=message_text,
+        addressee=addressee,
         pilot_grid=pilot_grid,
         role_actions=ROLE_ACTIONS,
         cardless_actions=CARDLESS_ACTIONS,

@@ -7,9 +7,13 @@ The sentences are the `engine` gettext domain (`babel-engine.cfg` extracts them 
 its message's parameters, filled with `str.format`. Parameters are worded by their name:
 
 * a nested message (a cause, a distance, who fired) is said in the same language;
-* `phase`, `action(s)`, `band`, `status`, `quality`, `applies`, `field`, `input` hold the id
-  of one of the engine's own things and are shown by its name (`TERMS`); `station`, `track`,
-  `system` and the like hold a station's label, shown by the role's name when it is one;
+* `phase`, `action(s)`, `band`, `status`, `quality`, `applies`, `field`, `input`, `module`,
+  `setting` hold the id of one of the engine's own things and are shown by its name (`TERMS`);
+  `station`, `track`, `system` and the like hold a station's label, shown by the role's name
+  when it is one; `language` a language's code, shown by the language's own name;
+* `ship`, `target`, `weapon(s)`, `zone(s)`, `cue`, `scenario`, `character` and the like name a
+  thing the content gives (`CONTENT_PARAMS`), shown by the content's translations, else as the
+  content writes it; `side` a side, by its name (app/i18n_content.py `side_name`);
 * a list of `[label, value]` pairs is a sum (`cards 3 + Command 2 − jammed 1`), or for
   `changes` a list of gains and losses; any other list is its items joined by commas.
 
@@ -30,6 +34,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 
 from app import i18n
+from app.i18n_content import content, side_name, spoken_content
 
 from .words_content import CONTENT_PARAM_KINDS, CONTENT_SENTENCES
 
@@ -354,11 +359,13 @@ SENTENCES: dict[str, Sentence] = {
     "ship_restored": N_("GM brought {ship} back into the fight."),
     "ship_added": N_("{ship} ({ship_class}) joined the {side} at {where}."),
     "message_to_all": N_("GM to all: {text}"),
+    "scripted_message_to_all": N_("GM to all: {line}"),
     "red_alert_on": N_("RED ALERT."),
     "red_alert_off": N_("Red alert stood down."),
     "module_on": N_("GM switched {module} on."),
     "module_off": N_("GM switched {module} off."),
     "setting_set": N_("GM set {setting} to {value}."),
+    "display_language_set": N_("GM set the projector's language to {language}."),
     # --- Cues module ---
     "cue_fired": N_("Cue {cue}: {did}."),
     "cue_fired_by_prop": N_("Cue {cue}, by a prop's signal: {did}."),
@@ -826,6 +833,30 @@ TERMS: dict[str, dict[str, str]] = {
         "defence": Np_("field", "Defence"),
         "name": Np_("field", "name"),
     },
+    # The switchable modules (app/rules/modules), by the name the GM switches them by.
+    "module": {
+        "starmada": Np_("module", "System wear (Starmada)"),
+        "syshit": Np_("module", "System hits"),
+        "weapons": Np_("module", "Torpedoes and grapples"),
+        "npc": Np_("module", "NPC crews"),
+        "seats": Np_("module", "Moving seats"),
+        "zones": Np_("module", "Zone maps"),
+        "cues": Np_("module", "Cues"),
+    },
+    # The settings a GM may change (core/gm.py, and the modules' own).
+    "setting": {
+        "orders_seconds": Np_("setting", "the turn timer"),
+        "allocation_seconds": Np_("setting", "the allocation timer"),
+        "close_when_all_ready": Np_("setting", "reveal when all are ready"),
+        "sound": Np_("setting", "the projector's sound"),
+        "sound_volume": Np_("setting", "the projector's volume"),
+        "display_language": Np_("setting", "the projector's language"),
+        "map_width": Np_("setting", "the map's width"),
+        "map_height": Np_("setting", "the map's height"),
+        "zone_move_one": Np_("setting", "the value to move one zone"),
+        "zone_move_two": Np_("setting", "the value to move two zones"),
+        "cover_bonus": Np_("setting", "the cover bonus"),
+    },
     # The numbers the screens' forms ask for, by field id (app/web/fields.py; the GM's command
     # forms name a command's field).
     "input": {
@@ -889,7 +920,21 @@ PARAM_KINDS = {
     "track": "station",
     "system": "station",
     **CONTENT_PARAM_KINDS,
+    "module": "module",
+    "setting": "setting",
 }
+# Which parameters name a thing the content gives, shown by the content's translations (a
+# ship's, a weapon's, a zone's, a cue's, a character's name). A player's name (`crew`) and the
+# GM's own text (`text`, `reason`) are no content: they show as typed.
+CONTENT_PARAMS = frozenset(
+    {
+        "ship", "target", "holder", "old", "ship_class",
+        "weapon", "weapons", "left_out",
+        "zone", "to_zone", "zones", "where",
+        "cue", "scenario", "character", "medic", "card",
+        "line",  # a scenario's own line, a cue's message to the crews
+    }
+)  # fmt: skip
 # Lists of [characteristic, change] pairs, shown as gains and losses ("Strength −2").
 CHANGES = frozenset({"changes"})
 # A yes-or-no parameter (a setting switched on or off), in words rather than Python's True/False.
@@ -901,7 +946,8 @@ class MessageError(ValueError):
 
 
 def sentence(message: Mapping[str, Any], words: Words = ENGLISH) -> str:
-    """The message in words; raises MessageError when it does not fit (the tests use this)."""
+    """The message in words; raises MessageError when it does not fit (the tests use this).
+    Content is said in the words of the content being rendered (`speaking_content`)."""
     msg = message.get("msg")
     params = {k: v for k, v in message.items() if k != "msg"}
     if not isinstance(msg, str):
@@ -939,16 +985,33 @@ def say(message: Mapping[str, Any] | str | None, words: Words = ENGLISH) -> str:
             key = orjson.dumps(message)
         except TypeError:  # not JSON, so not from the engine: said as it is, not kept
             return sentence(message, words)
-        return said(key, words)
+        return said(key, words, _Same(spoken_content()))
     except MessageError:
         log.exception("a message that does not fit its sentence")
         return str(message.get("msg"))
 
 
+class _Same:
+    """The content words a sentence was said in, as a key: the same object (a game's words are
+    kept per game), not equal contents, and held by the key so that its id is not reused."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: object) -> None:
+        self.words = words
+
+    def __hash__(self) -> int:
+        return id(self.words)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.words is self.words
+
+
 @lru_cache(maxsize=4096)
-def said(message: bytes, words: Words) -> str:
+def said(message: bytes, words: Words, content_words: _Same) -> str:
     """A message's sentence, kept: a log line or a reveal is said again on every screen that
-    shows it, and again after each command while it stays in view."""
+    shows it, and again after each command while it stays in view. Its content's names are
+    said in `content_words`, the words of the content being rendered (`speaking_content`)."""
     return sentence(orjson.loads(message), words)
 
 
@@ -995,6 +1058,12 @@ def _param(name: str, value: Any, words: Words) -> Any:
         return str(words.pgettext("switch", SWITCH[value]))
     if isinstance(value, Mapping):
         return sentence(value, words)
+    if isinstance(value, str) and name in CONTENT_PARAMS:
+        return content(value, i18n.locale_of(words))
+    if isinstance(value, str) and name == "side":
+        return side_name(value, i18n.locale_of(words))
+    if isinstance(value, str) and name == "language":
+        return i18n.LANGUAGES.get(value, value)
     if isinstance(value, list | tuple):
         if name in CHANGES:
             return ", ".join(f"{_label(str(k), words)} {_signed(v)}" for k, v in value)
@@ -1006,6 +1075,8 @@ def _param(name: str, value: Any, words: Words) -> Any:
         known = TERMS[kind].get(value.lower() if kind == "station" else value)
         if known is not None:
             return str(words.pgettext(kind, known))
+        if kind == "station":  # a station the ship sheet names itself
+            return content(value, i18n.locale_of(words))
     return value
 
 

@@ -116,6 +116,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_translates_nothing": N_("This translates a field the file does not have."),
     "content_translates_no_entry": N_("There is no entry '{key}' here to translate."),
     "content_translation_length": N_("A translation is text of 1 to {most} characters."),
+    "content_translation_list": N_("This needs a list of {count} texts, one for each, in order."),
     # --- Files and the library ---
     "content_not_utf8": N_("This file is not UTF-8 text (byte {at})."),
     "content_not_toml": N_("This is not valid TOML: line {line}, column {column}."),

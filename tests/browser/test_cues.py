@@ -36,7 +36,7 @@ def test_a_cue_brings_a_wave_at_turn_3_and_a_skipped_cue_stays_silent(
     wave = gm.locator("#cue-second-wave")
     distress = gm.locator("#cue-distress")
     expect(wave).to_contain_text("As turn 3 begins")
-    expect(wave).to_contain_text("Bone Saw joins the raiders, a message, red alert")
+    expect(wave).to_contain_text("Bone Saw joins the Raiders, a message, red alert")
     expect(wave.locator(".cue-status")).to_have_text("armed")
 
     gm.click("#turn button:has-text('Start combat')")
@@ -48,7 +48,7 @@ def test_a_cue_brings_a_wave_at_turn_3_and_a_skipped_cue_stays_silent(
     # Every screen shows the wave: the GM's ships and log, the projector, the phone.
     expect(wave.locator(".cue-status")).to_have_text("fired", timeout=WAIT)
     expect(gm.locator("#ships")).to_contain_text("Bone Saw", timeout=WAIT)
-    expect(gm.locator("#log")).to_contain_text("Cue Second wave: Bone Saw joins the raiders")
+    expect(gm.locator("#log")).to_contain_text("Cue Second wave: Bone Saw joins the Raiders")
     expect(display.locator("#ship-status")).to_contain_text("Bone Saw", timeout=WAIT)
     expect(display.locator("#messages")).to_contain_text("Bone Saw drops out", timeout=WAIT)
     expect(display.locator("#alert")).to_contain_text("RED ALERT", timeout=WAIT)

@@ -50,7 +50,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     gm.click("button:has-text('Create game')")
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     game_id = gm.url.rsplit("/", 1)[1]
-    expect(gm.locator("#turn")).to_contain_text("syshit: on")
+    expect(gm.locator("#turn")).to_contain_text("System hits: on")
     expect(gm.locator("a[href='/gm']")).to_be_visible()
     display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     display.goto(f"{server.base}/display/{game_id}")

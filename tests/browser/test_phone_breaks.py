@@ -82,10 +82,10 @@ def test_the_position_panel_stays_open_through_a_push_and_the_tab_follows_a_move
 ) -> None:
     gm = browser.new_context().new_page()
     code = create_game(gm, server.base)
-    switch_on = gm.locator("#turn button:has-text('seats: off')")
+    switch_on = gm.locator("#turn button:has-text('Moving seats: off')")
     if switch_on.count():  # the lobby's first scenario may have it on already
         switch_on.click()
-    expect(gm.locator("#turn")).to_contain_text("seats: on", timeout=WAIT)
+    expect(gm.locator("#turn")).to_contain_text("Moving seats: on", timeout=WAIT)
     ann = phone_at(server, browser, playwright, code, "kestrel/weapons", "Ann")
     expect(ann).to_have_title("Weapons · Kestrel")
     bob = phone_at(server, browser, playwright, code, "kestrel/pilot", "Bob")

@@ -16,8 +16,9 @@ from app.web.templating import environment
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 FOLDERS = {"ships": "ship class", "decks": "deck", "characters": "character", ".": "scenario"}
-# Characters' names are their own, in every language (a title may be translated, not required).
-OPTIONAL = {("character", "name")}
+# Characters' and ships' names are their own, in every language (a title may be translated, not
+# required).
+OPTIONAL = {("character", "name"), ("scenario", "ships")}
 
 
 def _files() -> list[tuple[Path, str]]:
@@ -40,9 +41,15 @@ def test_every_shipped_file_is_translated_whole(path: Path, kind: str, lang: str
                 missing.append(field)
             continue
         assert isinstance(entries, Entries)
-        for key in entries.of(data):
+        if (kind, field) in OPTIONAL:
+            continue
+        for key, row in entries.of(data).items():
             done = given.get(field, {}).get(key, {})
-            missing += [f"{field}.{key}.{name}" for name in entries.fields if name not in done]
+            missing += [
+                f"{field}.{key}.{name}"
+                for name in entries.fields
+                if entries.texts_of(row, name) and name not in done
+            ]
     assert not missing, f"{path.name}: no {lang} for {missing}"
 
 
@@ -85,6 +92,67 @@ def test_a_translation_of_what_does_not_exist_is_refused_naming_file_and_field(
     with pytest.raises(ContentError) as refused:
         load_catalogue(scenarios)
     assert refused.value.file == f"scenarios/{file}"
+    assert refused.value.field == field
+
+
+def test_a_scenario_translates_the_messages_its_cues_send() -> None:
+    words = content_words("de")
+    sent = "Boarding alarm! Every hand to the bridge!"  # boarding-party.toml, cue "alarm"
+    assert words[sent] == "Enteralarm! Alle Mann auf die Brücke!"
+    assert words["The boarding alarm"] == "Der Enteralarm"
+
+
+def test_a_scenario_may_translate_its_ships_names(scenarios: Path) -> None:
+    path = scenarios / "skirmish.toml"
+    path.write_text(path.read_text() + '\n[translations.de.ships."kestrel"]\nname = "Turmfalke"\n')
+    load_catalogue(scenarios)  # the loader takes it
+    assert content_words("de", scenarios)["Kestrel"] == "Turmfalke"
+
+
+CUE = """
+[[cues]]
+id = "twice"
+name = "Twice"
+trigger = { turn = 2 }
+actions = [{ message = "Brace!" }, { red_alert = true }, { message = "Hold on!" }]
+
+[translations.de.cues."twice"]
+name = "Zweimal"
+"""
+
+
+def test_a_cue_with_several_messages_translates_them_in_their_order(scenarios: Path) -> None:
+    path = scenarios / "skirmish.toml"
+    path.write_text(path.read_text() + CUE + 'message = ["Festhalten!", "Durchhalten!"]\n')
+    load_catalogue(scenarios)  # the loader takes it
+    words = content_words("de", scenarios)
+    assert (words["Brace!"], words["Hold on!"]) == ("Festhalten!", "Durchhalten!")
+
+
+@pytest.mark.parametrize(
+    ("cues", "field"),
+    [
+        (CUE + 'message = "Festhalten!"\n', "translations.de.cues.twice.message"),
+        (
+            CUE.replace('{ message = "Hold on!" }', "{ red_alert = false }")
+            + 'message = ["Festhalten!", "Durchhalten!"]\n',
+            "translations.de.cues.twice.message",
+        ),
+        (
+            CUE.replace('{ message = "Brace!" }, ', "").replace('{ message = "Hold on!" }', "")
+            + 'message = "Festhalten!"\n',
+            "translations.de.cues.twice.message",
+        ),
+    ],
+)
+def test_a_cues_messages_translated_by_a_wrong_count_are_refused(
+    scenarios: Path, cues: str, field: str
+) -> None:
+    path = scenarios / "skirmish.toml"
+    path.write_text(path.read_text() + cues)
+    with pytest.raises(ContentError) as refused:
+        load_catalogue(scenarios)
+    assert refused.value.file == "scenarios/skirmish.toml"
     assert refused.value.field == field
 
 

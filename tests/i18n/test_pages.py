@@ -75,3 +75,14 @@ def test_every_page_of_a_real_game_comes_from_the_catalogue(client: TestClient) 
         if found:
             problems[name] = found
     assert not problems, f"hard-coded words: {problems}"
+
+
+@pytest.mark.parametrize(
+    "url", ["/play/not-a-game", "/display/00000000-0000-0000-0000-000000000000"]
+)
+def test_a_page_for_no_game_is_titled_in_the_browsers_language(
+    client: TestClient, url: str
+) -> None:
+    answer = client.get(url, headers={"Accept-Language": "de", "Accept": "text/html"})
+    assert answer.status_code == 404
+    assert "<h1>Dieses Spiel gibt es nicht</h1>" in answer.text

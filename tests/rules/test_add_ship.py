@@ -50,7 +50,7 @@ def test_g_ship_1_a_ship_added_mid_combat_starts_whole() -> None:
     for view in (gm_view(state), display_view(state)):
         shown = next(s for s in view["ships"] if s["id"] == ship["id"])
         assert shown["hull"]["health"] == sheet.hull.boxes
-    assert "joined the raiders" in said(state["log"][-1])
+    assert "joined the Raiders" in said(state["log"][-1])
 
 
 def test_g_ship_1_every_class_on_the_sheets_can_be_added() -> None:

@@ -172,7 +172,7 @@ def test_g_end_3_only_from_downtime_and_only_the_gm() -> None:
 def test_g_end_3_the_next_combat_is_refused_while_a_side_has_no_ship_that_can_fight() -> None:
     state = run(started(game()), c.DestroyShip(ship="rustjaw"), c.EndCombat())
     error = refused(state, c.StartNextCombat(seconds=0, now=NOW), "NOTHING_TO_FIGHT")
-    assert error.words == {"msg": "nothing_to_fight", "side": "Raiders"}
+    assert error.words == {"msg": "nothing_to_fight", "side": "raiders"}
     # Fled is for one combat only: a side whose ships fled comes back for the next.
     fled = run(started(game()), c.SetShipOut(ship="rustjaw", out="fled"), c.EndCombat())
     assert run(fled, c.StartNextCombat(seconds=0, now=NOW))["combat"] == 2

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.datastructures import FormData
 
 from app.content import load_catalogue
-from app.i18n import requested
+from app.i18n import PSEUDO, pseudo, requested
 from app.rules import commands as c
 from app.rules import display_view, gm_view, new_game, station_view
 from app.web.render import render_page
@@ -99,6 +99,20 @@ def test_m_weapons_a_held_ships_pilot_is_told_why_it_cannot_fly_off() -> None:
     shown = text(pages(state)["pilot"])
     assert "HELD by Viper's grapple: you cannot end a manoeuvre beyond Close of Viper" in shown
     assert "manoeuvre over 7" in shown
+
+
+# rule: M-WEAPONS-2
+def test_m_weapons_a_grapple_names_its_holder_in_the_readers_language() -> None:
+    state = torpedo_run(viper=(6, 5))
+    grapple = npc("viper", "weapons", "attack", 5, target="harrier", weapons=("grappler",))
+    state, _ = close(set_rolls(run(state, grapple), 6))
+    token = requested.set(PSEUDO)
+    try:
+        shown = {name: text(page) for name, page in pages(state).items()}
+    finally:
+        requested.reset(token)
+    assert pseudo("Viper") in shown["pilot"]  # the projector speaks its game's language
+    assert "Viper" not in shown["pilot"] and "Viper" not in shown["gm"]
 
 
 # rule: M-WEAPONS-6

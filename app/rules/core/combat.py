@@ -53,7 +53,7 @@ def can_end(state: State) -> dict[str, Any] | None:
         "standing": standing,
         "words": message(
             "side_cannot_fight",
-            side=side.capitalize(),
+            side=side,
             out=[_out_words(name, out) for name, out in why],
         ),
     }
@@ -77,7 +77,7 @@ def check_both_sides_can_fight(state: State) -> None:
     """G-END-3: the next combat needs a ship on each side that can still fight (docs/rules.md)."""
     _, beaten = _sides(state)
     if beaten:
-        raise refuse("NOTHING_TO_FIGHT", side=beaten[0].capitalize())
+        raise refuse("NOTHING_TO_FIGHT", side=beaten[0])
 
 
 def notice_end(ctx: Context, before: dict[str, Any] | None) -> None:

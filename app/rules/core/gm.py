@@ -459,12 +459,19 @@ def send_message(ctx: Context, cmd: c.SendMessage) -> None:
         if station_id:
             get_station(ship, station_id)
     sent = {"id": ctx.next_id(), "to": cmd.to, "text": text, "turn": ctx.state["turn"]}
+    if cmd.actor.role == "system":  # a cue's: the scenario's words, which screens translate
+        sent["scripted"] = True
     if cmd.to != "all":  # for whoever is there now; a player who takes the station later is not
         sent["seats"] = seats_at(ctx.state, cmd.to)
     ctx.state["messages"].append(sent)
     del ctx.state["messages"][:-20]
     if cmd.to == "all":
-        ctx.emit("MessageSent", message("message_to_all", text=text), message=sent)
+        words = (
+            message("scripted_message_to_all", line=text)
+            if sent.get("scripted")
+            else message("message_to_all", text=text)
+        )
+        ctx.emit("MessageSent", words, message=sent)
     else:
         ctx.emit(
             "MessageSent", None, log=False, to=cmd.to, secret_for=cmd.to, secret={"message": sent}
@@ -518,9 +525,8 @@ def set_display_language(ctx: Context, cmd: c.SetDisplayLanguage) -> None:
         raise refuse("BAD_VALUE", "bad_display_language")
     ctx.state["settings"]["display_language"] = cmd.language
     name, value = "display_language", cmd.language
-    ctx.emit(
-        "SettingSet", message("setting_set", setting=name, value=value), name=name, value=value
-    )
+    words = message("display_language_set", language=value)
+    ctx.emit("SettingSet", words, name=name, value=value)
 
 
 def set_setting(ctx: Context, cmd: c.SetSetting) -> None:
