@@ -152,6 +152,7 @@ def log(last: int) -> Panel:
 
 # Which ships a list shows, in what order (by_side), and how many (the layout).
 LISTED = "ships.*.{id,side}"
+CARD_LINES = "ships.*.stations.*.id"
 
 
 def _own_ship(view: dict[str, Any], ship: dict[str, Any]) -> bool:
@@ -353,8 +354,9 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "sound": ("game.sound",),
         "combat_end": COMBAT_END,
         "timer": ("game.{scenario,turn,phase,phase_label,deadline,paused}",),
-        "ship_status": Panel((LISTED,), ship_rows()),
-        "map": MAP,
+        # Close cards or full ones by how many lines the ships' cards take (ui.close_cards).
+        "ship_status": Panel((LISTED, CARD_LINES), ship_rows()),
+        "map": (*MAP, CARD_LINES),
         "ready": Panel(
             ("game.phase", LISTED),
             (

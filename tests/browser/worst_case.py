@@ -204,7 +204,8 @@ TEXTS = """(root) => {
     }
     out.push({text: node.textContent.trim().slice(0, 50), size, clipped, ellipsis,
               box: [r.left, r.top, r.right, r.bottom],
-              title: el.closest('[title]')?.title || '',
+              title: el.closest('[title]')?.title
+                || el.closest('g')?.querySelector(':scope > title')?.textContent || '',
               where: el.closest('[id]')?.id || ''});
   }
   return out;
@@ -278,7 +279,8 @@ def spills(page: Page, root: str = "body") -> list[str]:
 
 def shortened(text: dict[str, Any]) -> bool:
     """Cut short on purpose: an ellipsis, with the whole text in its title."""
-    return bool(text["ellipsis"] and text["title"].startswith(text["text"].rstrip("…")))
+    cut = text["text"].rstrip("…")
+    return bool((text["ellipsis"] or text["text"].endswith("…")) and cut in text["title"])
 
 
 def projector_problems(page: Page) -> list[str]:

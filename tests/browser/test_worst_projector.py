@@ -1,0 +1,71 @@
+"""The projector on the worst table (tests/browser/worst_case.py) at 1920x1080 and 1280x720: as
+the GM adds ships from two to eight, before combat, while orders are open and after a reveal,
+every ship and every station is on screen, no text is under the floor (24 px at 1920 wide, the
+same size on the wall at 1280), a name too long for its place ends in an ellipsis with the whole
+name in its title, and no word is split without a hyphen."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.screens import shot
+from tests.browser.worst_case import (
+    PROJECTORS,
+    WAIT,
+    Table,
+    projector_page,
+    projector_problems,
+    worst_table,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def settled(display: Page, table: Table) -> None:
+    expect(display.locator("#ship-status article.ship")).to_have_count(table.ships(), timeout=WAIT)
+    display.wait_for_timeout(300)
+
+
+def stations_shown(display: Page, table: Table) -> None:
+    """Every station of every ship has its line or chip on the projector."""
+    view = table.view()
+    wanted = {f"station-{s['id']}-{st['id']}" for s in view["ships"] for st in s["stations"]}
+    drawn = set(
+        display.evaluate(
+            "() => Array.from(document.querySelectorAll('#ship-status [id^=station-]'), e => e.id)"
+        )
+    )
+    assert wanted <= drawn, sorted(wanted - drawn)
+
+
+@pytest.mark.parametrize("viewport", PROJECTORS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_every_ship_and_station_readable_from_two_to_eight_ships(
+    server: Server, browser: Any, viewport: dict[str, int]
+) -> None:
+    table = worst_table(server.base, ships=2)
+    display = projector_page(browser, table, viewport)
+    size = f"{viewport['width']}x{viewport['height']}"
+    settled(display, table)
+    assert not projector_problems(display), projector_problems(display)
+    stations_shown(display, table)
+    rng = random.Random(7)
+    for ships in range(3, 9):
+        table.grow(ships)
+        if ships == 3:
+            # Orders open, then a reveal, with three ships: the first layout's fullest moment.
+            table.command("StartTurn")
+            settled(display, table)
+            assert not projector_problems(display), ("orders", projector_problems(display))
+            table.order_all(rng)
+            if table.view()["game"]["phase"] == "orders":
+                table.command("CloseOrders")
+            expect(display.locator("#reveal")).to_contain_text("Runde 1", timeout=WAIT)
+        settled(display, table)
+        shot(display, f"worst-projector-{size}-{ships}")
+        assert not projector_problems(display), (ships, projector_problems(display))
+        stations_shown(display, table)
