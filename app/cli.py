@@ -162,6 +162,54 @@ def import_cmd(
         typer.echo(f"{seats} freed: their players join again with the code.")
 
 
+@cli.command("campaign-export")
+def campaign_export_cmd(
+    campaign: Annotated[str, typer.Argument(help="The campaign's id (its page's address).")],
+    out: Annotated[str | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None,
+) -> None:
+    """Write a whole campaign (roster, evenings and their reports, Downtime) to a JSON file.
+    It holds the campaign's dice key: keep it from the players."""
+    from app.service import ServiceError
+    from app.service.campaign_files import campaign_file_bytes, export_campaign
+
+    try:
+        data = _with_database(lambda factory: export_campaign(factory, campaign))
+    except ServiceError as err:
+        raise typer.Exit(_fail(_words(err.message))) from err
+    if out is None:
+        typer.echo(campaign_file_bytes(data).decode())
+    else:
+        pathlib.Path(out).write_bytes(campaign_file_bytes(data))
+        typer.echo(f"Exported campaign {data['campaign']['id']} to {out}.")
+
+
+@cli.command("campaign-import")
+def campaign_import_cmd(
+    file: Annotated[str, typer.Argument(help="A file written by `campaign-export`.")],
+) -> None:
+    """Load a campaign written by `campaign-export`. The whole file is checked first (its
+    commands replayed through the rules); a bad one is refused with the reason and nothing is
+    written. The campaign gets a fresh GM link."""
+    from app.service import ServiceError
+    from app.service.campaign_files import import_campaign
+
+    try:
+        raw = pathlib.Path(file).read_bytes()
+    except OSError as err:
+        raise typer.Exit(_fail(f"cannot read {file}: {err}")) from err
+    try:
+        campaign_id, gm_token = _with_database(lambda factory: import_campaign(factory, raw))
+    except ServiceError as err:
+        raise typer.Exit(_fail(f"{_words(err.message)} Nothing was imported.")) from err
+    settings = get_settings()
+    typer.echo(f"Imported campaign {campaign_id}. A new GM link: keep it to yourself.")
+    screens = {
+        "Campaign (GM)": f"/campaign/{campaign_id}/gm?token={gm_token}",
+        "Campaign page": f"/campaign/{campaign_id}",
+    }
+    typer.echo(format_urls(base_url(settings, settings.port), screens))
+
+
 @cli.command("props-broker")
 def props_broker(
     folder: Annotated[

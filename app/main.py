@@ -22,7 +22,19 @@ from app.props import PropsBridge
 from app.service.commands import on_commit
 from app.settings import Settings, get_settings
 from app.sweeper import DeadlineSweeper, Expiry
-from app.web import api, display, editor, evening, gm, join, report, station, ws
+from app.web import (
+    api,
+    campaign,
+    campaign_gm,
+    display,
+    editor,
+    evening,
+    gm,
+    join,
+    report,
+    station,
+    ws,
+)
 from app.web.errors import BodyLimit, install_error_handlers
 from app.web.limits import JoinLookups, RateLimit, SocketLimit
 from app.web.live import Hub
@@ -147,6 +159,8 @@ def create_app(
         join.router,
         report.router,
         editor.router,
+        campaign.router,
+        campaign_gm.router,
     ):
         app.include_router(router)
     return app

@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     # Every open websocket gets a heartbeat this often (the hub), to keep venue proxies and phone
     # radios from idling it out. Pages read it too: a page that hears nothing for three heartbeats'
     # worth takes its socket for dead and reconnects (static/js/app.js), so this bounds how long a
-    # stalled phone shows an old turn (issue 32: under 20 s). bench/heartbeat.py has the cost.
+    # stalled phone shows an old turn (under 20 s). bench/heartbeat.py has the cost.
     heartbeat_s: float = Field(default=5.0, gt=0)
     # Frames a websocket client may send, per second and at once after a quiet spell; pings count
     # (in their own bucket). Clients say nothing but a rare ping, so this is only ever a flood.
@@ -142,8 +142,9 @@ def asyncpg_url(url: str) -> str:
 def load_or_create_secret_key(path: Path) -> str:
     """Read the key at path, creating it first if needed, so cookies survive a restart.
 
-    Several worker processes may start at once: the key is written to a private temporary file and
-    linked into place, which fails if another process won the race; everyone then reads the winner.
+    The server and a command line tool may start at once: the key is written to a private temporary
+    file and linked into place, which fails if another process won the race; both then read the
+    winner.
     """
     if path.exists():
         return path.read_text().strip()

@@ -40,7 +40,7 @@ from sqlalchemy import ColumnElement, and_, delete, exists, or_, select, tuple_
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from app.backup import export_of
-from app.db.models import Game, Seat
+from app.db.models import CampaignEvening, Game, Seat
 from app.db.session import autocommit
 from app.rules import Actor
 from app.service import ServiceError, run_command
@@ -205,10 +205,14 @@ def _expired(expiry: Expiry, now: datetime) -> ColumnElement[bool]:
         Seat.revoked_at.is_(None),
         Seat.last_seen_at >= now - timedelta(seconds=ONLINE_SECONDS),
     )
+    # A campaign's evening not yet written back keeps its game: the roster is still in it.
+    campaign_tonight = exists().where(
+        CampaignEvening.game_id == Game.id, CampaignEvening.ended_at.is_(None)
+    )
     # The cheap test first: only games unchanged for long enough have their phase read.
     in_downtime = Game.state["phase"].as_string() == "downtime"
     stale = or_(Game.updated_at < now - expiry.idle_after, in_downtime)
-    return and_(out_of_combat, stale, ~connected)
+    return and_(out_of_combat, stale, ~connected, ~campaign_tonight)
 
 
 async def expire_games(

@@ -1,4 +1,4 @@
-"""A stranger on the venue Wi-Fi tries to stall every game (issue 31, item 2), and other games'
+"""A stranger on the venue Wi-Fi tries to stall every game, and other games'
 /healthz is timed while it runs.
 
 Starts its own embedded PostgreSQL in a temporary directory and one server process as `bridgecrew

@@ -10,7 +10,7 @@ DOMContentLoaded, load, and the moment htmx's websocket is open (from then on th
 and sends everything).
 
 Two runs: loopback as is, and a "venue Wi-Fi phone" (CDP: 4x CPU slowdown, 20 ms latency,
-20 Mbit/s down, 5 up). Also says what gzip would make of each text response.
+20 Mbit/s down, 5 up). The server gzips text responses as it does in use.
 
     .venv/bin/python bench/page_weight.py [--audience station|gm|display] [--json out.json]
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gzip
 import json
 import os
 import shutil
@@ -131,13 +130,6 @@ async def measure(base: str, path: str, cookie: dict[str, str], phone_wifi: bool
                           load: n.loadEventEnd, ws_open: window.__wsOpen};
                 }"""
             )
-            bodies: dict[str, int] = {}
-            for request_id, info in requests.items():
-                if info.get("type") in ("Document", "Stylesheet", "Script") and info.get("url"):
-                    with contextlib.suppress(Exception):
-                        body = await cdp.send("Network.getResponseBody", {"requestId": request_id})
-                        text = body["body"]
-                        bodies[info["url"]] = len(gzip.compress(text.encode(), 6))
             await context.close()
         finally:
             await browser.close()
@@ -151,7 +143,6 @@ async def measure(base: str, path: str, cookie: dict[str, str], phone_wifi: bool
                 "status": info.get("status"),
                 "wire": info.get("wire", 0),
                 "encoding": info.get("encoding") or "-",
-                "gzipped_body": bodies.get(info["url"]),
             }
         )
     return {
@@ -177,11 +168,10 @@ def _header(headers: dict[str, str], name: str) -> str | None:
 def report(results: list[dict[str, Any]]) -> str:
     out = []
     first = results[0]
-    out.append("| response | status | on the wire (B) | encoding | gzip -6 body (B) |")
-    out.append("|---|---|---|---|---|")
+    out.append("| response | status | on the wire (B) | encoding |")
+    out.append("|---|---|---|---|")
     for row in sorted(first["responses"], key=lambda r: -r["wire"]):
-        gz = row["gzipped_body"] if row["gzipped_body"] is not None else "–"
-        out.append(f"| {row['url']} | {row['status']} | {row['wire']} | {row['encoding']} | {gz} |")
+        out.append(f"| {row['url']} | {row['status']} | {row['wire']} | {row['encoding']} |")
     out.append("")
     out.append(
         "| profile | HTTP on the wire | + websocket welcome (deflated ≈) | total | total, "
@@ -204,15 +194,6 @@ def report(results: list[dict[str, Any]]) -> str:
             f"{total / 1024:.1f} KB | {plain / 1024:.1f} KB | {t['interactive']:.0f} ms | "
             f"{t['dcl']:.0f} ms | {t['load']:.0f} ms | {t['ws_open']:.0f} ms | {verdict} |"
         )
-    gz_total = sum(
-        (row["gzipped_body"] or row["wire"]) + (300 if row["gzipped_body"] else 0)
-        for row in first["responses"]
-    )
-    out.append("")
-    out.append(
-        f"With gzip on every text response (body gzip -6 + ~300 B of headers each), HTTP would be "
-        f"≈ {gz_total / 1024:.1f} KB, total ≈ {(gz_total + first['ws_deflated']) / 1024:.1f} KB."
-    )
     return "\n".join(out)
 
 
@@ -226,8 +207,7 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     try:
         url = await asyncio.to_thread(Run(args, workdir, pg)._database, "weight")
         env = {**os.environ, "DATABASE_URL": url, "BRIDGECREW_DATA_DIR": str(workdir)}
-        target = "bench.gzip_app:app" if args.gzip else "app.main:app"
-        server = await ServerProcess(target, env, workdir / "server.log", None).ready()
+        server = await ServerProcess("app.main:app", env, workdir / "server.log", None).ready()
         base = f"http://127.0.0.1:{server.port}"
         pool = HttpPool(server.port, 2)
         status, game = await pool.request("POST", "/api/games", {"scenario": "skirmish", "seed": 7})
@@ -267,13 +247,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--audience", choices=("station", "gm", "display"), default="station")
     parser.add_argument("--json", default=None)
-    parser.add_argument("--gzip", action="store_true", help="serve with GZipMiddleware added")
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
-    print(
-        f"First load of the {args.audience} page, phone-sized Chromium, no cache"
-        f"{', GZipMiddleware on' if args.gzip else ''}:\n"
-    )
+    print(f"First load of the {args.audience} page, phone-sized Chromium, no cache:\n")
     print(report(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

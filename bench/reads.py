@@ -1,4 +1,4 @@
-"""Strangers read what costs the server most while other games go on (issue 40, item 3), and the
+"""Strangers read what costs the server most while other games go on, and the
 other games' /healthz is timed meanwhile.
 
 Starts its own embedded PostgreSQL in a temporary directory and one server process, as

@@ -49,7 +49,7 @@ async def legacy_game(
     factory: async_sessionmaker[AsyncSession], scenario: str = "skirmish", seed: int = 12345
 ) -> uuid.UUID:
     """Such a game, as a server that kept it through the upgrade (migration 0003) holds it. An
-    import no longer brings one in: its dice could be worked out (issue 31)."""
+    import no longer brings one in: its dice could be worked out."""
     game = old_export(scenario, seed)["game"]
     rest, cards = stored_state(game["state"])
     game_id = uuid.UUID(game["id"])

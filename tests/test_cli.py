@@ -101,7 +101,7 @@ def _exported_demo(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_import_prints_a_fresh_gm_link_and_the_join_code(server_env: None, tmp_path: Path) -> None:
-    """Issue 31: the file's tokens open nothing here; the GM is shown the new link once."""
+    """The file's tokens open nothing here; the GM is shown the new link once."""
     data = _exported_demo(tmp_path)
     file = tmp_path / "game.json"
     file.write_text(json.dumps(data))
@@ -164,7 +164,7 @@ def test_a_bad_file_is_refused_with_a_sentence_not_a_traceback(
 def test_a_file_too_deep_is_refused_with_a_sentence_not_the_parsers_traceback(
     server_env: None, tmp_path: Path
 ) -> None:
-    """Issue 40: JSON 15,000 deep exhausts the parser's stack; the answer is still a sentence."""
+    """JSON 15,000 deep exhausts the parser's stack; the answer is still a sentence."""
     file = tmp_path / "game.json"
     file.write_text('{"format": "bridgecrew-game", "game": ' + "[" * 15_000 + "]" * 15_000 + "}")
     deep = CliRunner().invoke(cli, ["import", str(file)])
@@ -175,7 +175,7 @@ def test_a_file_too_deep_is_refused_with_a_sentence_not_the_parsers_traceback(
 def test_a_file_breaking_the_name_rule_is_refused_with_every_place_named(
     server_env: None, tmp_path: Path
 ) -> None:
-    """Issue 40: a 5,000-character name with a right-to-left override, a control character in a
+    """A 5,000-character name with a right-to-left override, a control character in a
     ship's name: each named on its own line, nothing imported."""
     runner = CliRunner()
     file = tmp_path / "game.json"

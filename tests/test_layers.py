@@ -1,5 +1,5 @@
 """Imports point one way: from the entry points (CLI, app) through the web layer and the service to
-the database and the rules, never back up (issue 16).
+the database and the rules, never back up.
 
 Every module under app/ belongs to a layer, and imports only from its own layer or lower ones.
 Imports inside functions count too: a lazy import is still a dependency.
@@ -174,7 +174,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circle_anywhere_in_the_app() -> None:
-    """Issue 29: a circle makes the order modules load in matter, and hides which one is lower."""
+    """A circle makes the order modules load in matter, and hides which one is lower."""
     assert _cycles(IMPORTS) == []
 
 
@@ -225,7 +225,7 @@ def _private(name: str) -> bool:
 
 
 def test_no_module_uses_another_modules_private_names() -> None:
-    """Issue 29: a helper two modules need is public, in the lower one (for the rules' switchable
+    """A helper two modules need is public, in the lower one (for the rules' switchable
     modules, the core)."""
     uses = [
         use
@@ -245,7 +245,7 @@ def test_the_private_name_check_sees_both_ways_of_reaching_in() -> None:
 
 
 def test_the_rules_core_names_no_switchable_module() -> None:
-    """Issue 29: the core reaches the switchable modules only through its hooks
+    """The core reaches the switchable modules only through its hooks
     (app/rules/core/hooks.py); app/rules/modules/__init__.py is the one place that names them,
     and scenario content depends on neither."""
     assert "app.rules.core.hooks" in MODULES

@@ -15,7 +15,19 @@ from app.db.migrate import current_head, downgrade, upgrade
 from app.db.models import Base
 from app.rules import rng
 
-TABLES = {"games", "events", "seats", "applied_commands", "content_items", "content_versions"}
+TABLES = {
+    "games",
+    "events",
+    "seats",
+    "applied_commands",
+    "content_items",
+    "content_versions",
+    "campaigns",
+    "campaign_events",
+    "campaign_commands",
+    "campaign_evenings",
+    "campaign_phones",
+}
 
 
 async def _inspect(url: str, look: Any) -> Any:

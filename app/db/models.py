@@ -207,3 +207,102 @@ class ContentVersion(Base):
     author: Mapped[str]
     changes: Mapped[list[str]] = mapped_column(JSONB)
     saved_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+# --- Campaigns (G-CAMP-*): a crew's story over several games ------------------------------------
+
+
+class Campaign(Base):
+    """A campaign: its state (the roster, the evenings, the Downtime; the engine's
+    app/rules/campaign) as a JSON document like a game's, and its GM's token's hash."""
+
+    __tablename__ = "campaigns"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    name: Mapped[str]
+    # The dice generator as the campaign began: replay starts from it. Secret, like a game's.
+    seed: Mapped[JSON]
+    version: Mapped[int] = mapped_column(default=0, server_default=text("0"))
+    state: Mapped[JSON] = mapped_column(PlainJSON)
+    gm_token_hash: Mapped[str] = mapped_column(unique=True)
+    created_at: Mapped[datetime] = _created_at()
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+
+
+class CampaignEvent(Base):
+    __tablename__ = "campaign_events"
+    __table_args__ = (UniqueConstraint("campaign_id", "version", "seq"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    campaign_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    version: Mapped[int]
+    seq: Mapped[int]
+    type: Mapped[str]
+    data: Mapped[JSON]
+    created_at: Mapped[datetime] = _created_at()
+
+
+class CampaignCommand(Base):
+    """Each campaign command once per sender and id, with what replay needs to apply it again."""
+
+    __tablename__ = "campaign_commands"
+
+    campaign_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    sender: Mapped[str] = mapped_column(primary_key=True)
+    command_id: Mapped[str] = mapped_column(primary_key=True)
+    version: Mapped[int]
+    result: Mapped[JSON]
+    created_at: Mapped[datetime] = _created_at()
+
+
+class CampaignEvening(Base):
+    """An evening of a campaign: the game it is played in, and once written back, its
+    after-action report, which outlives the game (games expire)."""
+
+    __tablename__ = "campaign_evenings"
+    __table_args__ = (
+        # One evening of a campaign runs at a time.
+        Index(
+            "uq_campaign_evenings_campaign_id_running",
+            "campaign_id",
+            unique=True,
+            postgresql_where=text("ended_at IS NULL"),
+        ),
+    )
+
+    campaign_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(primary_key=True)
+    # No foreign key: the game may expire; a game belongs to one campaign's evening at most.
+    game_id: Mapped[uuid.UUID] = mapped_column(unique=True)
+    report: Mapped[JSON | None]
+    began_at: Mapped[datetime] = _created_at()
+    ended_at: Mapped[datetime | None]
+
+
+class CampaignPhone(Base):
+    """A phone the campaign knows for a character. `played`: the hash of a seat token the
+    character was played with in one of the campaign's games (a phone's joins derive their
+    tokens from its key, so the phone can be recognised without the game); `asked`: a phone
+    that asked the GM for a character (the hash of its key), with the GM's answer."""
+
+    __tablename__ = "campaign_phones"
+    __table_args__ = (UniqueConstraint("campaign_id", "kind", "phone_hash", "character"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    campaign_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    character: Mapped[str]
+    kind: Mapped[str]  # "played" | "asked"
+    phone_hash: Mapped[str]
+    game_id: Mapped[uuid.UUID | None]
+    seat: Mapped[
+        str | None
+    ]  # played: the "ship/station" they played at, which joining offers again
+    name: Mapped[str | None]  # who asked, as they typed it
+    approved: Mapped[bool | None]  # an ask: None until the GM answers
+    created_at: Mapped[datetime] = _created_at()

@@ -4,7 +4,7 @@ Commands never wait for the broker. A commit only notes what to publish (`commit
 work's after-commit hook) on a bounded backlog that forgets its oldest entries when full; one task
 reads each noted version's public events and publishes them, in commit order, while the broker is
 up. A broker that is down or slow therefore costs the backlog's oldest news, never a command.
-Only the process that committed a version publishes it, so several workers never repeat an event.
+Only the process that committed a version publishes it, so no event goes out twice.
 
 Props' presses come in on the same connection (app/props/inbound.py).
 """

@@ -53,6 +53,7 @@ from .modules import (
     SetMagazine,
     SetNpc,
     SkipCue,
+    TakeRoster,
 )
 
 __all__ = [
@@ -100,6 +101,7 @@ __all__ = [
     "StartNextCombat",
     "StartTurn",
     "SubmitOrder",
+    "TakeRoster",
     "UndoResolution",
     "UnseatCrew",
     "WithdrawOrder",

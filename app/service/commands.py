@@ -21,6 +21,7 @@ import dataclasses
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -146,11 +147,20 @@ def _tell(hook: CommitHook, game_id: uuid.UUID, version: int | None, state: Stat
         log.exception("the live hub failed to take %s:%s", game_id, version)
 
 
+# The `cards` column changes only as the game takes content, which gives it a new content key
+# (creation, a move to another battle, an import). So a read names the key whose cards this
+# process holds (`known`), and the row sends its cards only if its key is another: the cards,
+# half a state's bytes, are not read and parsed again with every command.
 _LOCK = text(
-    "SELECT version, state::text AS state, cards::text AS cards, deadline_at, deadline_kind,"
-    " deadline_version FROM games WHERE id = :id FOR UPDATE"
+    "SELECT version, state::text AS state, content_key,"
+    " CASE WHEN content_key = :known THEN NULL ELSE cards::text END AS cards,"
+    " deadline_at, deadline_kind, deadline_version FROM games WHERE id = :id FOR UPDATE"
 )
-_READ = text("SELECT version, state::text AS state, cards::text AS cards FROM games WHERE id = :id")
+_READ = text(
+    "SELECT version, state::text AS state, content_key,"
+    " CASE WHEN content_key = :known THEN NULL ELSE cards::text END AS cards"
+    " FROM games WHERE id = :id"
+)
 _EARLIER = text(
     "SELECT version, result::text AS result FROM applied_commands"
     " WHERE game_id = :id AND sender = :sender AND command_id = :command_id"
@@ -202,11 +212,11 @@ class LockedGame:
     @classmethod
     async def lock(cls, session: AsyncSession, game_id: uuid.UUID) -> LockedGame:
         db = await session.connection()
-        row = (await db.execute(_LOCK, {"id": game_id})).one_or_none()
+        row = (await db.execute(_LOCK, {"id": game_id, "known": known_content(game_id)})).first()
         if row is None:
             raise no_such_game()
         deadline = (row.deadline_at, row.deadline_kind, row.deadline_version)
-        return cls(session, db, game_id, row.version, decode(row.state, row.cards), deadline)
+        return cls(session, db, game_id, row.version, _decoded(game_id, row), deadline)
 
     async def apply(
         self,
@@ -319,8 +329,9 @@ class LockedGame:
     async def _read_again(self) -> None:
         """`state` as the row this transaction holds locked has it (with its own writes): what
         the engine changed in place for a refused command is gone."""
-        row = (await self.db.execute(_READ, {"id": self.game_id})).one()
-        self.state = decode(row.state, row.cards)
+        read = {"id": self.game_id, "known": known_content(self.game_id)}
+        row = (await self.db.execute(_READ, read)).one()
+        self.state = _decoded(self.game_id, row)
 
 
 async def load_state(
@@ -328,11 +339,47 @@ async def load_state(
 ) -> tuple[int, State]:
     """The committed (version, state), canonical, read without a lock. Never show it as it is:
     go through `view_for`."""
+    key = game_key(game_id)
     async with autocommit(session_factory) as session:
-        row = (await session.execute(_READ, {"id": game_key(game_id)})).one_or_none()
+        row = (await session.execute(_READ, {"id": key, "known": known_content(key)})).first()
     if row is None:
         raise no_such_game()
-    return row.version, decode(row.state, row.cards)
+    return row.version, _decoded(key, row)
+
+
+# Each game's content key and the cards read under it, for the games this process touched last.
+_CARDS: OrderedDict[uuid.UUID, tuple[str, dict[str, Any]]] = OrderedDict()
+CARDS_KEPT = 2048  # games; their cards are shared by every state of the game read meanwhile
+
+
+def known_content(game_id: uuid.UUID) -> str | None:
+    """The content key of the game as this process last read it (None: not read, or a game made
+    before content had keys)."""
+    found = _CARDS.get(game_id)
+    return None if found is None else found[0]
+
+
+def forget_content(game_id: uuid.UUID) -> None:
+    """The game takes new content in this transaction: read its cards and key afresh."""
+    _CARDS.pop(game_id, None)
+
+
+def _decoded(game_id: uuid.UUID, row: Any) -> State:
+    """A row's whole state, its cards parsed from the row or, when the row left them out (this
+    process holds them under the row's content key), the ones kept. The engine never changes
+    cards in place (app/rules/core/engine.py, SHARED), so states may share them."""
+    if row.cards is not None or row.content_key is None:
+        state = decode(row.state, row.cards)
+        if row.content_key is not None and isinstance(state.get(CARDS), dict):
+            _CARDS[game_id] = (row.content_key, state[CARDS])
+            while len(_CARDS) > CARDS_KEPT:
+                _CARDS.popitem(last=False)
+        return state
+    kept = _CARDS[game_id]
+    _CARDS.move_to_end(game_id)
+    decoded: State = orjson.loads(row.state)
+    decoded[CARDS] = kept[1]
+    return dict(sorted(decoded.items()))
 
 
 def view_for(state: State, viewer: Viewer, shared: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -477,7 +524,9 @@ async def tell_game_gone(session: AsyncSession, game_id: uuid.UUID) -> None:
 
 # Events after which the engine may have the crew somewhere its seat rows do not say: a queued
 # move that happened (however its station freed), a fallen character carried off, an undo.
-CREW_MOVED = frozenset({"PositionChanged", "CrewCarriedOff", "ResolutionUndone"})
+CREW_MOVED = frozenset(
+    {"PositionChanged", "CrewCarriedOff", "ResolutionUndone", "CrewMovedAboard", "CrewStoodDown"}
+)
 
 
 async def realign(game: LockedGame) -> None:

@@ -19,6 +19,7 @@ NOT_FOUND = frozenset(
         "NO_SUCH_STATION",
         "NO_SUCH_CHARACTER",
         "NO_SUCH_MODIFIER",
+        "NOT_IN_ROSTER",
     }
 )
 CONFLICT = frozenset(
@@ -33,6 +34,8 @@ CONFLICT = frozenset(
         "COMMAND_ID_REUSED",
         "NOTHING_TO_UNDO",
         "NO_ALLOCATION_PENDING",
+        "EVENING_RUNNING",
+        "DOWNTIME_RUNNING",
     }
 )
 

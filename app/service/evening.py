@@ -19,11 +19,13 @@ from app.rules import Actor, RulesError
 from app.rules.core.commands import NextBattle
 from app.rules.core.evening import next_battle
 
+from .campaigns import carry_to_next_battle
 from .commands import (
     SessionFactory,
     canonical,
     check_command_id,
     encode,
+    forget_content,
     game_key,
     locked,
     realign,
@@ -69,8 +71,9 @@ async def move_table_on(
     scenario = catalogue.scenarios[scenario_id]
     async with locked(session_factory, key) as game:
         command = NextBattle(scenario=scenario_id, actor=Actor.gm(), now=now)
+        before = game.state
         try:
-            state, events = next_battle(game.state, scenario, catalogue)
+            state, events = next_battle(before, scenario, catalogue)
         except RulesError as error:
             raise ServiceError.from_rules(error) from error
         state = canonical(state)
@@ -80,7 +83,9 @@ async def move_table_on(
             await game.db.execute(
                 _CARDS, {"id": key, "cards": encode(cards).decode(), "key": new_content_key()}
             )
+            forget_content(key)  # new cards, under a new key
             where = {"id": key, "sender": sender_of(Actor.gm()), "command_id": command_id}
             await game.db.execute(_COPY, {**where, "content": encode(content).decode()})
+            await carry_to_next_battle(game, before, command_id)  # G-CAMP-1: a campaign's ships
             await realign(game)
     return game.version

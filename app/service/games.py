@@ -8,7 +8,7 @@ import dataclasses
 import hashlib
 import secrets
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, select, text
@@ -22,7 +22,16 @@ from app.rules import Actor, event_view, new_game, rng
 from app.rules.content import Catalogue, Scenario
 from app.rules.core.messages import message
 
-from .commands import SessionFactory, State, Viewer, canonical, game_key, locked
+from .commands import (
+    LockedGame,
+    SessionFactory,
+    State,
+    Viewer,
+    canonical,
+    game_key,
+    known_content,
+    locked,
+)
 from .errors import ServiceError, no_such_game
 from .kept import Kept
 from .library import Content, library
@@ -49,6 +58,8 @@ async def create_game(
     modules_off: Iterable[str] = (),
     game_id: uuid.UUID | None = None,
     gm_token: str | None = None,
+    inside: Callable[[LockedGame], Awaitable[None]] | None = None,
+    classes: Iterable[str] = (),
 ) -> tuple[uuid.UUID, str, str]:
     """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on (and
     `modules_off`, of the scenario's own, off) by SetModule commands in the same transaction, so
@@ -56,7 +67,10 @@ async def create_game(
 
     Without a `seed` the dice get a fresh 256-bit secret key; a GM's chosen number gives a key
     made from it instead, so that game can be played again (G-TURN-3). Either way the start is
-    kept in `games.seed`, which leaves the server only in a GM's export."""
+    kept in `games.seed`, which leaves the server only in a GM's export.
+
+    `inside` does more in the game's first transaction (a campaign's roster comes aboard), and
+    the game holds the ship `classes` it may bring (the roster's)."""
     # The game copies what its scenario uses from the library as it stands (games.content):
     # editing never changes it, and a large library does not make every game large.
     found = await library(session_factory)
@@ -68,7 +82,7 @@ async def create_game(
     start = rng.keyed(secrets.token_bytes(rng.KEY_BYTES)) if seed is None else rng.chosen(seed)
     game_id = game_id or uuid.uuid4()
     gm_token = gm_token or secrets.token_urlsafe(32)
-    content = found.used_by(scenario)
+    content = found.used_by(scenario, classes)
     state = await asyncio.to_thread(opening, scenario_id, content, start)
     columns, cards = stored_state(state)
     switches = [(m, True) for m in sorted(set(modules) - set(state["modules"]))]
@@ -96,6 +110,8 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
+                if inside is not None:
+                    await inside(created)
             return game_id, join_code, gm_token
         except IntegrityError as error:
             if "join_code" not in str(error.orig):
@@ -201,12 +217,9 @@ _words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
 async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:
     """The translations of the game's own copy of the library's content (every battle's, the
     latest over earlier ones), never of the library as it is now. Kept per game until the game
-    takes new content (its `content_key`, asked each time). None for a game that is gone."""
+    takes new content (its `content_key`: as this process last read the game's row, when it
+    holds the words of that key; else asked). None for a game that is gone."""
     key = game_key(game_id)
-    async with autocommit(session_factory) as session:
-        row = (await session.execute(_KEY(Game.id == key))).one_or_none()
-    if row is None:
-        return {}
 
     async def build() -> Words:
         async with autocommit(session_factory) as session:
@@ -214,4 +227,11 @@ async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) 
             moves = list(await session.scalars(_MOVES, {"id": key}))
         return await asyncio.to_thread(words_of, began, *moves)
 
+    known = known_content(key)  # each command reads it, with the game's row
+    if known is not None and _words.holds((key, known)):
+        return await _words.get((key, known), build)
+    async with autocommit(session_factory) as session:
+        row = (await session.execute(_KEY(Game.id == key))).one_or_none()
+    if row is None:
+        return {}
     return await _words.get((key, row.content_key), build)

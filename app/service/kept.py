@@ -27,6 +27,10 @@ class Kept(Generic[K, V]):
         self._values: OrderedDict[K, V] = OrderedDict()
         self._building: dict[K, asyncio.Task[V]] = {}
 
+    def holds(self, key: K) -> bool:
+        """Whether a value is kept for `key` now."""
+        return key in self._values
+
     async def get(self, key: K, build: Callable[[], Awaitable[V]]) -> V:
         """The value kept for `key`, built with `build` if there is none. A build that fails
         keeps nothing: the next asker tries again."""

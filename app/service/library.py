@@ -19,7 +19,7 @@ import asyncio
 import dataclasses
 import json
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -239,12 +239,14 @@ class Library:
     words: Words
     problem: ContentError | None = None
 
-    def used_by(self, scenario: Scenario) -> Content | None:
+    def used_by(self, scenario: Scenario, classes_too: Iterable[str] = ()) -> Content | None:
         """What a game of `scenario` copies from the library: the scenario if it is the
-        library's, the ship classes it places or its cues bring in, their decks, and every
-        character (players pick theirs as they join: a scenario names none). None when that is
-        nothing: the shipped content is every game's already."""
+        library's, the ship classes it places or its cues bring in (and `classes_too`: a
+        campaign's ships that come aboard), their decks, and every character (players pick
+        theirs as they join: a scenario names none). None when that is nothing: the shipped
+        content is every game's already."""
         classes = {placement.ship_class for placement in scenario.ships}
+        classes |= {c for c in classes_too if c in self.catalogue.ships}
         classes |= {
             str(action["ship_class"])
             for cue in scenario.sections.get("cues", ())

@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import secrets
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -22,6 +22,7 @@ from app.db.session import autocommit
 from app.rules import Actor
 from app.rules.core.messages import message
 
+from .campaigns import check_claim
 from .commands import (
     CommandResult,
     LockedGame,
@@ -151,6 +152,7 @@ async def create_seat(
     phone_tokens: Sequence[str] = (),
     taken_from: str | None = None,
     per_address: int | None = None,
+    known_characters: Collection[str] = (),
 ) -> tuple[uuid.UUID, str]:
     """Man a station: (seat_id, seat_token). The token is shown once; we keep only its hash.
 
@@ -161,7 +163,10 @@ async def create_seat(
 
     `taken_from` is the caller's address, kept with the seat; with `per_address`, a join from an
     address that already holds that many live seats of the game is refused. Both are counted
-    under the game's lock, so joins sent at once cannot all slip under the limit."""
+    under the game's lock, so joins sent at once cannot all slip under the limit.
+
+    In a campaign's evening, a character some phone plays is taken only by a phone that plays
+    them (`known_characters`, app/service/campaign_phones.py) or with the GM's approval."""
     token = secrets.token_urlsafe(32)
     seat_id = uuid.uuid4()
     key = game_key(game_id)
@@ -175,6 +180,8 @@ async def create_seat(
             token = next((t for t in phone_tokens if t not in taken), token)
         if taken_from is not None and per_address is not None:
             await _check_address(session, key, taken_from, per_address)
+        if character is not None:
+            await check_claim(session, key, character, known_characters)
         # The engine refuses a manned station, so any seat row still claiming this one is left
         # over from a GM's UnseatCrew: end it, or the unique index would refuse the new seat.
         await game.apply(

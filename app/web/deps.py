@@ -54,6 +54,21 @@ def gm_cookie(game_id: uuid.UUID | str) -> str:
     return f"bc_gm_{game_id}"
 
 
+def campaign_gm_cookie(campaign_id: uuid.UUID | str) -> str:
+    return f"bc_campaign_gm_{campaign_id}"
+
+
+# A phone's key outlives a month between a campaign's evenings (G-CAMP-1: phones find their
+# characters again): browsers keep a cookie at most 400 days.
+PHONE_COOKIE_AGE = 400 * 24 * 3600
+
+
+def phone_key(connection: HTTPConnection) -> str | None:
+    """The phone's own key (PHONE_COOKIE), or None before the join page gave it one."""
+    phone = connection.cookies.get(PHONE_COOKIE, "")
+    return phone if 32 <= len(phone) <= 100 else None
+
+
 def set_cookie(response: Response, name: str, value: str, max_age: int = MONTH) -> None:
     # httponly: scripts never need these; Lax: links from a QR code still carry them.
     response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="lax", path="/")

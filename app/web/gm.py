@@ -30,6 +30,7 @@ from app.service import (
     is_gm_token,
     seats_of,
 )
+from app.service.campaign_reads import campaigns_held
 from app.service.commands import SessionFactory, game_key
 from app.service.games import SEED_MAX, games_held
 from app.service.library import game_catalogue, library
@@ -89,6 +90,7 @@ async def lobby_page(
         raise found.problem
     scenarios = sorted(found.catalogue.scenarios.values(), key=lambda s: s.name)
     held = await games_held(session_factory)
+    campaigns = await campaigns_held(session_factory)
     with speaking_content(found.words):
         html = await off_loop(
             render_template,
@@ -100,6 +102,7 @@ async def lobby_page(
             error=error.message if error else None,
             error_code=error.code if error else None,
             games_held=held,
+            campaigns=campaigns,
             expiry=request.app.state.settings,
         )
     return page(html, token, error.status if error else 200)

@@ -28,14 +28,17 @@ from app.service import (
     phone_seat,
     phone_seat_tokens,
 )
+from app.service.campaign_phones import ask_for_character, join_info
 from app.service.games import JOIN_ALPHABET
 from app.settings import Settings, get_settings
 
 from .deps import (
     PHONE_COOKIE,
+    PHONE_COOKIE_AGE,
     CsrfChecked,
     SessionFactoryDep,
     csrf_token,
+    phone_key,
     seat_cookie,
     set_cookie,
     station_seat,
@@ -181,9 +184,10 @@ async def join_page(
     if held is not None:
         return _seated(game.id, held)
     _, state = await load_state(session_factory, game.id)
+    choices = await _campaign_choices(request, session_factory, game, _choices(state))
     async with speaking_game(session_factory, game.id):
         html = render_template(
-            "join.html", game=game, code=game.join_code, csrf=token, error=error, **_choices(state)
+            "join.html", game=game, code=game.join_code, csrf=token, error=error, **choices
         )
     return _with_phone_key(request, page(html, token))
 
@@ -214,6 +218,7 @@ async def join(
         # form again) find the seat the first try made.
         if await station_seat(request, game.id) is not None:
             return RedirectResponse(f"/play/{game.id}", status_code=303)
+        campaign = await join_info(session_factory, game.id, _secret(request), phone_key(request))
         _seat_id, seat_token = await create_seat(
             session_factory,
             game.id,
@@ -224,8 +229,10 @@ async def join(
             phone_tokens=_phone_tokens(request, game.id),
             taken_from=seat_address(request.scope),
             per_address=_settings(request).seats_per_address,
+            known_characters=campaign.yours if campaign else (),
         )
     except ServiceError as error:
+        error = await _ask_gm(request, session_factory, game, error, character, name)
         return await _again(request, session_factory, game, error, seat, name, character)
     return _seated(game.id, seat_token)
 
@@ -236,25 +243,58 @@ def _seated(game_id: Any, seat_token: str) -> Response:
     return response
 
 
-def _phone_key(request: Request) -> str | None:
-    phone = request.cookies.get(PHONE_COOKIE, "")
-    return phone if 32 <= len(phone) <= 100 else None
-
-
 def _with_phone_key(request: Request, response: Response) -> Response:
-    """The join page gives a phone its key the first time, for the form it sends next."""
-    if _phone_key(request) is None:
-        set_cookie(response, PHONE_COOKIE, secrets.token_urlsafe(32), SEAT_COOKIE_AGE)
+    """The join page gives a phone its key the first time, for the form it sends next, and keeps
+    it for another PHONE_COOKIE_AGE each time: a campaign knows its phones by it next month."""
+    phone = phone_key(request) or secrets.token_urlsafe(32)
+    set_cookie(response, PHONE_COOKIE, phone, PHONE_COOKIE_AGE)
     return response
 
 
 def _phone_tokens(request: Request, game_id: Any) -> list[str]:
     """The seat tokens of this phone in this game, from its key (none before it has one: the
     join page sets it)."""
-    phone = _phone_key(request)
+    phone = phone_key(request)
     if phone is None:
         return []
     return phone_seat_tokens(_settings(request).secret_key, game_id, phone)
+
+
+def _secret(request: Request) -> str:
+    return _settings(request).secret_key
+
+
+async def _campaign_choices(
+    request: Request, session_factory: Any, game: GameInfo, choices: dict[str, Any]
+) -> dict[str, Any]:
+    """In a campaign's evening (G-CAMP-1) the phone's own characters come first and are chosen,
+    and those other phones play are marked: taking one asks the GM."""
+    campaign = await join_info(session_factory, game.id, _secret(request), phone_key(request))
+    if campaign is None:
+        return choices
+    characters = sorted(
+        choices["characters"],
+        key=lambda ch: (ch["id"] not in campaign.yours, ch["id"] in campaign.claimed),
+    )
+    # A returning phone's form comes filled in: its station (if free), its name.
+    chosen = {"seat": campaign.seat or "", "name": campaign.player or ""}
+    return {**choices, "characters": characters, "campaign": campaign, "chosen": chosen}
+
+
+async def _ask_gm(
+    request: Request,
+    session_factory: Any,
+    game: GameInfo,
+    error: ServiceError,
+    character: str,
+    name: str,
+) -> ServiceError:
+    """A phone that chose a character another phone plays asks the GM for them."""
+    phone = phone_key(request)
+    if error.code != "CHARACTER_CLAIMED" or phone is None or not character:
+        return error
+    await ask_for_character(session_factory, game.id, character, _secret(request), phone, name)
+    return ServiceError("CHARACTER_ASKED", message("character_asked"), 409)
 
 
 def _settings(request: Request) -> Settings:
@@ -279,6 +319,7 @@ async def _again(
     """The form again with what was typed and why it failed (a station taken meanwhile, say)."""
     token = csrf_token(request)
     _, state = await load_state(session_factory, game.id)
+    choices = await _campaign_choices(request, session_factory, game, _choices(state))
     async with speaking_game(session_factory, game.id):
         html = render_template(
             "join.html",
@@ -287,7 +328,6 @@ async def _again(
             csrf=token,
             error=error.message,
             error_code=error.code,
-            chosen={"seat": seat, "name": name, "character": character},
-            **_choices(state),
+            **{**choices, "chosen": {"seat": seat, "name": name, "character": character}},
         )
     return _with_phone_key(request, page(html, token, error.status))

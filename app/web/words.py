@@ -194,6 +194,116 @@ SENTENCES: dict[str, Sentence] = {
     "cause_red_hull_box": N_("a red Hull box"),
     "cause_system_hit": N_("a system hit on {system}"),
     "cause_hazard": N_("the hazards of {zones}"),
+    # --- Campaigns (G-CAMP-*) ---
+    "evening_began": N_("Evening {number} began: {scenario}."),
+    "evening_written_back": N_(
+        "Evening {number} is over: its ships ({ships}) and characters ({characters}) are "
+        "written back to the roster."
+    ),
+    "character_died_in_evening": N_("{character} died in evening {number}."),
+    "character_died_in_downtime": N_("{character} died on day {day} of Downtime."),
+    "downtime_started": Nn_(
+        "Downtime {number}: {count} day passes.", "Downtime {number}: {count} days pass."
+    ),
+    "downtime_ended": N_("Downtime is over after {days} days (day {day} of the campaign)."),
+    "downtime_undone": N_("The GM took back Downtime {number}, dice and all."),
+    "repairs_set": N_("A day of Downtime mends {hull} Hull boxes and {station} on each station."),
+    "ship_mended": N_("The yard mended {ship}: {changes} (Hull {hull}/{boxes})."),
+    "recovery_rolled": N_("{character}: {how}."),
+    "recovery_rest": N_("full rest, {terms} = {points}"),
+    "recovery_active": N_("an active day, {terms} = {points}"),
+    "recovery_serious": N_(
+        "seriously wounded, only the Endurance DM counts (Endurance {endurance}): {points}"
+    ),
+    "recovery_care": N_("medical care by {doctor}, {terms} = {points}, divided evenly"),
+    "surgery_rolled": N_("surgery by {medic}, {terms} = {total} against {needed}: Effect {effect}"),
+    "late_first_aid_rolled": N_(
+        "first aid by {medic} within the hour, {terms} = {total} against {needed}: Effect {effect}"
+    ),
+    "recovery_waiting": Nn_(
+        "{character} has {count} point to place.", "{character} has {count} points to place."
+    ),
+    "characteristics_restored": N_("{character} recovered: {changes}; now {status}."),
+    "characteristics_lost": N_("{character} grew worse: {changes}; now {status}."),
+    "serious_wounds_ended": N_("{character} is no longer seriously wounded."),
+    "deed_crewed": N_("Crewed {station} of {ship} in {scenario}."),
+    "deed_orders": Nn_(
+        "Combat {combat}: {count} order, the best: {best}",
+        "Combat {combat}: {count} orders, the best: {best}",
+    ),
+    "deed_no_best": N_("none with a value"),
+    "deed_hits": Nn_(
+        "Landed {count} hit for {damage} damage.", "Landed {count} hits for {damage} damage."
+    ),
+    "deed_repairs": Nn_("Repaired {count} box.", "Repaired {count} boxes."),
+    "deed_first_aid": Nn_("Gave first aid {count} time.", "Gave first aid {count} times."),
+    "roster_taken": Nn_(
+        "The campaign's roster came aboard: {ships}; {count} character as they stand.",
+        "The campaign's roster came aboard: {ships}; {count} characters as they stand.",
+    ),
+    "crew_moved_aboard": N_("{crew} now crews {station} of {ship}."),
+    # The campaign's refusals.
+    "not_in_roster": N_("'{character}' is not in this campaign's roster."),
+    "no_such_roster_ship": N_("There is no ship called '{ship}' in this campaign's roster."),
+    "evening_running": N_(
+        "Evening {number} of this campaign is still running: write it back before another begins."
+    ),
+    "no_evening_running": N_("That game is not this campaign's running evening."),
+    "downtime_running": N_("Downtime is still running: place every point first."),
+    "no_downtime": N_("There is no Downtime running."),
+    "bad_days": N_("Downtime lasts 1 to {most} days."),
+    "bad_roster": N_("The roster's {part} cannot be read."),
+    "bad_plan": N_("A plan names only care, doctor and first aid."),
+    "bad_care": N_("Choose full rest, an active life, medical care or surgery."),
+    "no_doctor": N_("{character} needs a doctor for that."),
+    "doctor_unfit": N_("{character} cannot treat anyone now."),
+    "needs_surgery": N_("{character} is seriously wounded: surgery comes before medical care."),
+    "dead_have_no_downtime": N_("{character} is dead: the dead have no Downtime."),
+    "not_your_character": N_("Only {character}'s player (or the GM) places their points."),
+    "nothing_to_place": N_("{character} has no points waiting to be placed."),
+    "above_maximum": N_("{field} has room for at most {most} more."),
+    "place_every_point": Nn_("Place exactly {count} point.", "Place exactly {count} points."),
+    "no_downtime_to_undo": N_("There is no Downtime to take back (the next evening began)."),
+    "bad_repairs": N_("A day mends 0 to {most} boxes."),
+    "campaign_server_only": N_("Only the server starts and ends a campaign's evening."),
+    "roster_at_opening": N_("A roster comes aboard only as a battle opens."),
+    "bad_roster_value": N_("A roster's value is 0 to {most}."),
+    "bad_roster_count": N_("The roster's '{key}' fits no part of this ship."),
+    "no_such_campaign": N_("There is no such campaign on this server."),
+    "no_such_evening": N_("Evening {number} has no report kept."),
+    "not_a_campaign_game": N_("This game is no running evening of a campaign."),
+    "evening_needs_downtime": N_("End the combat first: an evening is written back in Downtime."),
+    "already_a_campaign": N_("This game is already an evening of a campaign."),
+    "evening_already_written": N_("Evening {number} is written back already."),
+    "character_claimed": N_(
+        "Another phone plays this character in the campaign: ask the GM, or choose another."
+    ),
+    "no_such_ask": N_("There is no such request."),
+    "report_unreadable": N_("This evening's kept report cannot be shown."),
+    "bad_campaign_file": N_("This campaign file's {part} is not right: nothing was imported."),
+    "bad_campaign_file_at": N_(
+        "This campaign file's {part} at version {version} is not what the rules give: nothing was "
+        "imported."
+    ),
+    "not_a_campaign_file": N_("This is not a campaign file (bridgecrew campaign-export)."),
+    "campaign_file_newer": N_(
+        "This campaign file has format version {version}, from a newer Bridge Crew; this server "
+        "reads up to {reads}. Nothing was imported."
+    ),
+    "campaign_file_too_deep": N_(
+        "This campaign file nests more than {most} levels deep: nothing was imported."
+    ),
+    "campaign_exists": N_("This server holds that campaign (or one of its evenings) already."),
+    "campaign_evening_game_missing": N_(
+        "Evening {number} of this campaign is still running and its game is not on this server: "
+        "import the game first (bridgecrew import)."
+    ),
+    "not_your_phone_character": N_("This phone does not play that character in the campaign."),
+    "campaign_gm_link_needed": N_("Only the campaign's GM opens this: use the campaign's GM link."),
+    "character_asked": N_(
+        "Another phone plays this character in the campaign. The GM has been asked: once they "
+        "approve, tap Join again."
+    ),
     # --- Crew ---
     "crew_injury_blocked": N_("{character}'s armour stopped an injury from {cause}."),
     "crew_injured": N_("{character} was hurt by {cause} ({changes}); now {status}."),
@@ -202,6 +312,10 @@ SENTENCES: dict[str, Sentence] = {
     "first_aid_ruled": N_("GM ruled Effect {effect}"),
     "first_aid_roll": N_(
         "{medic}: 2d6 {a}+{b} + Medicine {medicine} = {total} vs {needed}, Effect {effect}"
+    ),
+    "first_aid_roll_self": N_(
+        "{medic} on themselves: 2d6 {a}+{b} + Medicine {medicine} − 2 = {total} vs {needed}, "
+        "Effect {effect}"
     ),
     "first_aid_rolled": N_("First aid for {character}: {how}."),
     "first_aid_failed": N_("First aid for {character} did no good ({how})."),
@@ -712,6 +826,7 @@ TERMS: dict[str, dict[str, str]] = {
         "at": Np_("input", "At"),
         "count": Np_("input", "Count"),
         "damage": Np_("input", "Damage"),
+        "days": Np_("input", "Days"),
         "effect": Np_("input", "Effect"),
         "modifier": Np_("input", "Modifier"),
         "points": Np_("input", "Points"),
@@ -736,6 +851,11 @@ TERMS: dict[str, dict[str, str]] = {
         "crew:proficient": Np_("label", "Proficient crew"),
         "crew:talented": Np_("label", "Talented crew"),
         "crew:exceptional": Np_("label", "Exceptional crew"),
+        "endurance_dm": Np_("label", "Endurance DM"),
+        "base": Np_("label", "base"),
+        "care": Np_("label", "care"),
+        "medicine": Np_("label", "Medicine"),
+        "on_oneself": Np_("label", "on oneself"),
     },
 }
 

@@ -1,4 +1,4 @@
-"""The content library (issue 33): ship classes, decks, characters and scenarios written in the
+"""The content library: ship classes, decks, characters and scenarios written in the
 browser's editor, each with every version it has had, and each game's copy of the library as it
 stood when the game began.
 

@@ -1,4 +1,4 @@
-"""Accessibility (issue 22): axe-core finds no serious or critical violation on any page: the
+"""Accessibility: axe-core finds no serious or critical violation on any page: the
 lobby, the GM's dashboard (in combat and in Downtime), the join page, each station, the
 projector and the error pages, in combat and with a ship destroyed (whose dimmed panel must stay
 readable).

@@ -1,4 +1,4 @@
-"""The end of a fight, in the browser (issue 18): a combat played to a win, the projector and a
+"""The end of a fight, in the browser: a combat played to a win, the projector and a
 phone told that the raiders can no longer fight, the after-action report on both once the GM
 ends the combat, and the next combat of the same game started from the dashboard."""
 
@@ -93,7 +93,7 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
         expect(screen.locator("#combat-end")).to_contain_text("Combat 1 is over", timeout=WAIT)
     shot(display, "projector-combat-over")
     shot(phone, "phone-combat-over")
-    # Issue 32: on a phone the banner's report button sits beside or under its words, never on them.
+    # On a phone the banner's report button sits beside or under its words, never on them.
     words = phone.locator("#combat-end .combat-over b").bounding_box()
     link = phone.locator("#combat-end .combat-over a.report-link").bounding_box()
     assert words is not None and link is not None

@@ -1,4 +1,4 @@
-"""Module cues (M-CUES-1..3, issue 34) on real screens: a cue brings a wave in as turn 3 begins,
+"""Module cues (M-CUES-1..3) on real screens: a cue brings a wave in as turn 3 begins,
 the GM's dashboard, the projector and a phone all show it, and a cue the GM skips never fires."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 33 through the real server and Chromium: from the lobby, an organiser copies a built-in
+"""Through the real server and Chromium: from the lobby, an organiser copies a built-in
 ship class and changes it, builds a new scenario from scratch with a five-zone map and two
 ships, starts it, and the crew play a turn on it with phones."""
 

@@ -1,4 +1,4 @@
-"""German runs about 30 % longer than English (issue 30): at 390x844 no phone text overflows or is
+"""German runs about 30 % longer than English: at 390x844 no phone text overflows or is
 cut, and on the projector at 1920x1080 no text falls under 24 px and nothing is cut, in German.
 Measured in the page, as tests/browser/test_projector.py measures the English projector."""
 

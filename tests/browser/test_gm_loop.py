@@ -1,4 +1,4 @@
-"""The GM's loop on a 1366x768 laptop (issue 18): a game from the lobby, the turn, the orders and
+"""The GM's loop on a 1366x768 laptop: a game from the lobby, the turn, the orders and
 the last reveal on the first screen, a second wave in one form, and a Destroy and an End combat
 that ask first (two clicks, no dialog a kiosk browser would block)."""
 
@@ -36,7 +36,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
 ) -> None:
     gm = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}).new_page()
     gm.goto(f"{server.base}/gm")
-    on_first_screen(gm, "button:has-text('Create game')")  # issue 32: not below the fold
+    on_first_screen(gm, "button:has-text('Create game')")  # not below the fold
     # Every scenario is offered, with its modules to switch.
     for scenario in load_catalogue().scenarios.values():
         expect(gm.locator(f"label.choice:has(input[value={scenario.id}])")).to_contain_text(
@@ -108,7 +108,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     destroy.click()
     expect(ship.locator(".destroyed-tag")).to_have_text("DESTROYED", timeout=WAIT)
     expect(display.locator("#ship-status")).to_contain_text("DESTROYED", timeout=WAIT)
-    # Issue 32: its Hull reads destroyed, not the boxes it kept.
+    # Its Hull reads destroyed, not the boxes it kept.
     expect(hull).to_contain_text("destroyed")
     expect(hull).not_to_contain_text(f"/{cruiser.hull.boxes}")
     expect(display.locator("#ship-iron-maw .hull-row")).to_contain_text("destroyed")
@@ -123,7 +123,7 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     gm.locator("#turn button:has-text('Click again')").click()
     expect(gm.locator("#turn .gm-phase")).to_contain_text("Downtime", timeout=WAIT)
 
-    # Issue 32: the Seats panel is far down; the bar at the top jumps there, on the same page.
+    # The Seats panel is far down; the bar at the top jumps there, on the same page.
     gm.evaluate("window.scrollTo(0, 0)")
     gm.click(".gm-jump a:has-text('Seats')")
     gm.wait_for_function(

@@ -1,4 +1,4 @@
-"""The README's kiosk flag (issue 32, item 8): a projector browser started with
+"""The README's kiosk flag: a projector browser started with
 --autoplay-policy=no-user-gesture-required plays sound without a click, so the "Click to enable
 sound" button, which otherwise covers part of the screen until someone clicks, never shows."""
 

@@ -1,4 +1,4 @@
-"""Issue 21 at the table: three NPC raiders (modules npc and seats, scenario boarding-party) fight
+"""At the table: three NPC raiders (modules npc and seats, scenario boarding-party) fight
 a player frigate for three turns with no GM input but Start turn, and a player changes station in
 the middle of the combat and plays from the new one.
 

@@ -1,4 +1,4 @@
-"""Issue 32, item 8, on a phone: Send stays on screen, an order chosen but not sent survives a
+"""On a phone: Send stays on screen, an order chosen but not sent survives a
 reload, a refusal does not outlive the order that went through, the change-position panel stays
 open through a push, the tab names the new station, and the join page shows a seat freed while it
 is open."""

@@ -1,4 +1,4 @@
-"""The Pilot's map on a phone (issue 22): the whole battle fits the screen's width, squares carry
+"""The Pilot's map on a phone: the whole battle fits the screen's width, squares carry
 their coordinates, and a destroyed ship is drawn as a wreck, while the squares to tap stay
 finger-sized."""
 

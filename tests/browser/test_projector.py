@@ -1,7 +1,7 @@
-"""The projector read from five metres (issue 22): measured, not eyeballed. The smallest status
+"""The projector read from five metres: measured, not eyeballed. The smallest status
 text, text cut off or pushed off screen, ship markers and names that hide each other on the map,
 and the RED ALERT badge over anything else, with two ships and eight, at 1920x1080 and 1280x720;
-eight ships under 60-character names (issue 32), shortened with the full name at hand."""
+eight ships under 60-character names, shortened with the full name at hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 32, item 1: the projector shows every entry of a long turn. Eight NPC crews reveal a turn
+"""The projector shows every entry of a long turn. Eight NPC crews reveal a turn
 of more than twenty results and orders at once; the reveal box shows them a page at a time, and
 every entry is, at some moment, whole inside the box at 24 px or more. A resync that re-renders
 the reveal mid-cycle keeps the page the room is reading."""

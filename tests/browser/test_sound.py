@@ -1,4 +1,4 @@
-"""The projector's sound (issue 22): each cue fires on its moment, as the page records it
+"""The projector's sound: each cue fires on its moment, as the page records it
 (window.bridgecrewSounds), and the GM's mute and volume reach the projector."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 32, item 5: on the projector's battle map a torpedo's badge (its turns to impact) reads at
+"""On the projector's battle map a torpedo's badge (its turns to impact) reads at
 24 px from across the room and covers neither a ship's name, nor its marker, nor another badge."""
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def test_a_phone_on_a_silently_dead_socket_shows_the_banner_and_catches_up(
     assert len(hole.sockets) >= 2
 
 
-# Issue 32: a stalled phone showed the old turn for 43 s. With the shipped heartbeat the banner
+# A stalled phone showed the old turn for 43 s. With the shipped heartbeat the banner
 # must be up within 20 s of the last thing the phone heard.
 STALL_LIMIT_MS = 20_000
 

@@ -1,4 +1,4 @@
-"""Who may edit (issue 33): the organiser key opens the editor; a game's GM token or a seat token
+"""Who may edit: the organiser key opens the editor; a game's GM token or a seat token
 does not, and a refusal is a page a person can read."""
 
 from __future__ import annotations

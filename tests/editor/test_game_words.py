@@ -1,4 +1,4 @@
-"""A game speaks its own copy of the content (issue 33's promise, for words): the organisers'
+"""A game speaks its own copy of the content (the library's promise, for words): the organisers'
 library changing, or holding words that are the interface's own, never renames anything on a
 running game's phones, GM page or projector."""
 

@@ -1,4 +1,4 @@
-"""The editor in the organisers' languages (issue 33): every screen's own words come from the
+"""The editor in the organisers' languages: every screen's own words come from the
 catalogue, so a pseudo-localised render leaves no plain English word but the content's own."""
 
 from __future__ import annotations

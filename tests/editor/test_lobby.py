@@ -1,4 +1,4 @@
-"""The lobby (issue 33): built-in and custom scenarios together, with their descriptions; a
+"""The lobby: built-in and custom scenarios together, with their descriptions; a
 custom one starts a game like a built-in."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def test_the_api_lists_custom_scenarios_too(client: TestClient, settings: Settin
 def test_custom_content_speaks_the_translations_it_carries(
     client: TestClient, settings: Settings
 ) -> None:
-    """A custom item's `[translations.de]` (issue 33, in the players' languages) shows on a
+    """A custom item's `[translations.de]` (in the players' languages) shows on a
     German screen of a game made of it, as a shipped file's does."""
     client.get(f"/editor?organiser_token={settings.organiser_key}")
     csrf = client.cookies["bc_csrf"]

@@ -1,4 +1,4 @@
-"""Which language a device gets, the pseudo-language, and the API's messages (issue 30)."""
+"""Which language a device gets, the pseudo-language, and the API's messages."""
 
 import uuid
 
@@ -101,7 +101,7 @@ def _join_page(client: TestClient, query: str = "", **headers: str) -> tuple[str
 def test_a_link_to_the_pseudo_language_is_ignored_and_leaves_no_cookie(
     client: TestClient,
 ) -> None:
-    """Issue 40: `?lang=en_XA` in a link put a phone in the pseudo-language for 400 days. Outside
+    """`?lang=en_XA` in a link put a phone in the pseudo-language for 400 days. Outside
     development it is ignored, as are a cookie and a browser asking for it, on pages and on a
     screen's socket; the switchers offer the real languages only."""
     page, cookie = _join_page(client, "?lang=en_XA")

@@ -1,5 +1,5 @@
 """A mixed table over real websockets: a German phone, an English phone and the projector in
-one game, each pushed its own language; the projector's is the game's, set by the GM (issue 30).
+one game, each pushed its own language; the projector's is the game's, set by the GM.
 """
 
 import asyncio

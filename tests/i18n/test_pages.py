@@ -1,5 +1,5 @@
 """The pages of a real game, served over HTTP to a German browser: joining, the lobby, a phone,
-the GM, the projector, the report and a refusal, each without English (issue 30)."""
+the GM, the projector, the report and a refusal, each without English."""
 
 import uuid
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The projector's language is a game setting the GM sets (issue 30): the engine keeps a locale
+"""The projector's language is a game setting the GM sets: the engine keeps a locale
 code, and refuses anything else with BAD_VALUE."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Refusals in the phone's language (issue 30): the seats-per-address limit (issue 31, item 6)
+"""Refusals in the phone's language: the seats-per-address limit
 refuses a German phone in German, on the join page and in the API; so do the web layer's own
 refusals (a form number) and the service's (a stale version)."""
 
@@ -63,7 +63,7 @@ def test_a_german_phone_past_the_seats_per_address_hears_why_in_german(venue: Ve
 def test_a_german_phone_hears_a_form_number_refusal_and_its_fields_name_in_german(
     client: TestClient,
 ) -> None:
-    """Issue 30, the web layer: the square a pilot typed is refused in German, the field named
+    """The web layer: the square a pilot typed is refused in German, the field named
     in German too; the same refusal stays English for an English phone."""
     table = Table(client)
     pilot = table.seat("pilot")
@@ -87,7 +87,7 @@ def test_a_german_phone_hears_a_form_number_refusal_and_its_fields_name_in_germa
 def test_a_german_script_hears_a_stale_version_in_german_with_its_numbers(
     client: TestClient,
 ) -> None:
-    """Issue 30, the service layer: STALE_VERSION keeps its code, its numbers are parameters."""
+    """The service layer: STALE_VERSION keeps its code, its numbers are parameters."""
     table = Table(client)
     table.gm_command(type="SendMessage", text="First")
     late = {**table.gm, "Accept-Language": "de"}

@@ -1,5 +1,5 @@
 """Every screen in German says nothing in English, and every screen in the pseudo-language shows
-no interface word that was left out of the catalogue (issue 30)."""
+no interface word that was left out of the catalogue."""
 
 import re
 

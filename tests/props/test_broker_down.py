@@ -1,5 +1,5 @@
 """A broker that dies mid-game costs no command: the game goes on, the bridge connects again on
-its own, and what it could not publish meanwhile is kept only up to its backlog (issue 34)."""
+its own, and what it could not publish meanwhile is kept only up to its backlog."""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def test_g_ship_1_only_the_gm_adds_ships() -> None:
     assert apply(state, replace(_wave(), actor=GM))[0]["ships"]["iron-maw"]
 
 
-# rule: G-CARD-5 (issue 31: an added ship's cards are read through the catalogue it uses)
+# rule: G-CARD-5 (an added ship's cards are read through the catalogue it uses)
 def test_g_card_5_discarding_a_card_in_the_order_aboard_an_added_ship_is_refused_with_a_code() -> (
     None
 ):
@@ -157,7 +157,7 @@ def test_g_card_5_discarding_a_card_in_the_order_aboard_an_added_ship_is_refused
     assert "part of your order" in said(error)
 
 
-# rule: G-SHIP-1 (issue 31: a game holds at most eight ships, as many as the projector shows)
+# rule: G-SHIP-1 (a game holds at most eight ships, as many as the projector shows)
 def test_g_ship_1_a_ninth_ship_is_refused_with_a_code() -> None:
     state = started(game())  # Kestrel and Rustjaw
     for n in range(6):

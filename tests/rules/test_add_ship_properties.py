@@ -1,4 +1,4 @@
-"""G-SHIP-1 (issue 31): every command, aimed at ships the GM added mid-game, either applies or is
+"""G-SHIP-1: every command, aimed at ships the GM added mid-game, either applies or is
 refused with a RulesError (a code and a sentence), never another exception; the state given to
 `apply` is left as it was, and every view still renders."""
 
@@ -132,6 +132,38 @@ def pools(state: State, ship_id: str, station_id: str) -> dict[str, st.SearchStr
         "SetShipValue.field": st.sampled_from(["defence", "name"]),
         "SetShipValue.value": st.sampled_from(["Renamed", 3, -1]),
         "SetCharacteristic.value": small,
+        # TakeRoster (G-CAMP-1): a campaign's roster, aboard the added ships.
+        "ships": st.dictionaries(
+            st.sampled_from([*ships, "no-such-ship"]),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "hull",
+                        "shields",
+                        f"station.{stations[0]}",
+                        f"weapon.{weapons[0]}.loaded",
+                        "part.starmada.thrust",
+                        "station.none",
+                        "bogus",
+                    ]
+                ),
+                small,
+                max_size=3,
+            ),
+            max_size=2,
+        ),
+        "names": st.dictionaries(st.sampled_from(ships), st.sampled_from(["Zuversicht", ""])),
+        "classes": st.dictionaries(
+            st.sampled_from(ships), st.sampled_from([*sorted(CAT.ships), "no-such-class"])
+        ),
+        "characters": st.dictionaries(
+            st.sampled_from([*characters, "nobody"]),
+            st.dictionaries(
+                st.sampled_from(["strength", "strength_max", "endurance", "armour", "bogus"]), small
+            ),
+            max_size=2,
+        ),
+        "absent": st.lists(st.sampled_from([*characters, "nobody"]), max_size=2),
     }
 
 

@@ -1,4 +1,4 @@
-"""Dead hands (issue 18): a player may discard in Orders (G-CARD-5), and Engineering at zero may
+"""Dead hands: a player may discard in Orders (G-CARD-5), and Engineering at zero may
 repair itself with any card (G-DMG-8)."""
 
 from __future__ import annotations

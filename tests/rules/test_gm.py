@@ -209,7 +209,7 @@ HIDING = {"override": "Ann\u202e", "zero-width space": "An\u200bn", "newline": "
 
 
 def test_names_the_gm_types_meet_the_players_name_rule() -> None:
-    """Issue 32: a ship the GM adds or renames and a crew member the GM seats by hand are held
+    """A ship the GM adds or renames and a crew member the GM seats by hand are held
     to the join form's rule (visible text, one line, no bidi overrides), with its sentence."""
     state = run(game(), c.UnseatCrew(ship="kestrel", station="comms"))
     for what, name in HIDING.items():

@@ -182,7 +182,7 @@ def test_m_npc_3_player_views_and_the_display_do_not_depend_on_npc_orders() -> N
         assert station_view(state, seat) == station_view(other, seat)
 
 
-# rule: M-NPC-3 (issue 31: before the reveal the room hears only that a station is ready)
+# rule: M-NPC-3 (before the reveal the room hears only that a station is ready)
 def test_m_npc_3_public_events_say_only_ready_whatever_the_station_chose() -> None:
     state = started(skirmish(auto=False))
     heard = []
@@ -199,7 +199,7 @@ def test_m_npc_3_public_events_say_only_ready_whatever_the_station_chose() -> No
     assert heard[0] is not None and said(heard[0]) == "Pilot of Rustjaw is ready."
 
 
-# rule: M-NPC-1 (issue 31: Crew Quality and automation are the GM's)
+# rule: M-NPC-1 (Crew Quality and automation are the GM's)
 def test_m_npc_1_setting_a_crew_tells_only_the_gm() -> None:
     _, events = run_events(
         game("skirmish", modules=("npc",)), c.SetNpc(ship="rustjaw", quality="exceptional")

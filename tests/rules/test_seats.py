@@ -232,7 +232,7 @@ def test_m_seats_3_a_fallen_character_s_station_is_unmanned_says_why_and_can_be_
     )
 
 
-# rule: M-SEATS-1 (issue 31: players sit only on players' ships that can still fight)
+# rule: M-SEATS-1 (players sit only on players' ships that can still fight)
 def test_nobody_is_seated_on_an_npc_ship_whoever_asks() -> None:
     state = started(bridge())
     for actor in (c.Actor.gm(), c.Actor.system()):
@@ -244,7 +244,7 @@ def test_nobody_is_seated_on_an_npc_ship_whoever_asks() -> None:
             assert "Rustjaw" in said(error)
 
 
-# rule: M-SEATS-1 (issue 31)
+# rule: M-SEATS-1
 def test_nobody_is_seated_on_a_ship_out_of_the_fight() -> None:
     state = started(bridge())
     joining = c.SeatCrew(ship="kestrel", station="comms", seat="late", name="L")
@@ -256,7 +256,7 @@ def test_nobody_is_seated_on_a_ship_out_of_the_fight() -> None:
     assert crew_at(run(state, joining), "comms") == "late"  # the same seat while it fights
 
 
-# rule: M-SEATS-2 (issue 31: an NPC ship's empty station is its crew's, not free)
+# rule: M-SEATS-2 (an NPC ship's empty station is its crew's, not free)
 def test_an_empty_npc_station_cannot_be_overridden() -> None:
     state = started(bridge())
     # A game stored before seating was refused there may still hold a player aboard an NPC ship.
@@ -303,7 +303,7 @@ def test_m_seats_1_a_queued_move_waits_out_engineerings_prompt_then_happens() ->
 
 
 def test_an_undo_keeps_the_crew_as_it_is_now() -> None:
-    """Issue 32: a player freed after the resolution came back as a ghost, and the newcomer at
+    """A player freed after the resolution came back as a ghost, and the newcomer at
     that station was refused NOT_YOUR_STATION."""
     state = started(bridge(free=()))
     state, _ = close(state)

@@ -1,4 +1,4 @@
-"""The projector's sound as a game setting (issue 22): on at 80 % in a new game, muted and turned
+"""The projector's sound as a game setting: on at 80 % in a new game, muted and turned
 down by the GM through SetSetting, refused when the value is not one, and in every view's game."""
 
 from __future__ import annotations

@@ -291,7 +291,7 @@ def _fleet() -> State:
     return state
 
 
-# rule: G-SHIP-1 (issue 31: views grow with the ships, not with every pair of them)
+# rule: G-SHIP-1 (views grow with the ships, not with every pair of them)
 def test_views_carry_the_distances_from_players_ships_not_every_pair() -> None:
     state = _fleet()
     ships = state["ships"]
@@ -308,7 +308,7 @@ def test_views_carry_the_distances_from_players_ships_not_every_pair() -> None:
         assert pairs == {frozenset((p, s)) for p in players for s in ships if s != p}
 
 
-# rule: M-SEATS-1 (issue 31: a seat kept aboard an NPC ship from an older game still sees its range)
+# rule: M-SEATS-1 (a seat kept aboard an NPC ship from an older game still sees its range)
 def test_a_seat_kept_aboard_an_npc_ship_sees_its_distances() -> None:
     state = _fleet()
     state["ships"]["rustjaw"]["stations"]["pilot"]["crew"] = {

@@ -217,7 +217,7 @@ def test_m_weapons_3_the_targets_pilot_and_weapons_are_warned_of_an_incoming_tor
 # rule: M-WEAPONS-3
 # rule: M-WEAPONS-2
 def test_m_weapons_3_an_attack_naming_no_weapon_launches_no_torpedo_and_grapples_nothing() -> None:
-    """A torpedo and a grapple are decisions: ticking nothing fires the guns only (issue 32)."""
+    """A torpedo and a grapple are decisions: ticking nothing fires the guns only."""
     state = torpedo_run(viper=(6, 5))  # Close: every Harrier weapon reaches
     cards = give(state, "harrier", "weapons", 5)
     state = run(state, order("harrier", "weapons", "attack", cards, target="viper"))

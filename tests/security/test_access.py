@@ -23,6 +23,7 @@ from tests.web.test_routes import csrf_of
 # invitation). Every other one must refuse a caller without the right token.
 OPEN_TO_ALL = {("POST", "/api/games"), ("POST", "/api/games/{game_id}/seats"), ("POST", "/gm")}
 OPEN_TO_ALL |= {("POST", "/join/{code}")}
+OPEN_TO_ALL |= {("POST", "/gm/campaigns")}  # anyone makes a campaign, as anyone makes a game
 
 
 def version(table: Table) -> int:
@@ -95,8 +96,10 @@ def test_the_projector_and_strangers_can_change_nothing(table: Table) -> None:
             game_id=table.game_id,
             seat_id=seat["seat_id"],
             code=table.join_code,
-            kind="ship",  # the content editor's routes (issue 33)
+            kind="ship",  # the content editor's routes
             item_id="frigate",
+            campaign_id=uuid.uuid4(),  # a campaign's: only its GM, or a phone it knows
+            ask_id=1,
         )
         answer = client.request(
             method,
@@ -106,6 +109,8 @@ def test_the_projector_and_strangers_can_change_nothing(table: Table) -> None:
         )
         if path.startswith("/api/"):
             assert answer.status_code == 401, (path, answer.text)
+        elif path.startswith("/campaign/"):  # a made-up campaign is none: 404, or only its GM
+            assert answer.status_code in (403, 404), (path, answer.status_code)
         else:
             assert answer.status_code in (204, 401, 403), (path, answer.status_code)
     assert version(table) == before

@@ -2,6 +2,7 @@
 httponly, SameSite and (over HTTPS) secure; every answer carries the hardening headers."""
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from http.cookies import SimpleCookie
 
@@ -95,9 +96,14 @@ def test_every_form_route_checks_the_origin(table: Table) -> None:
     posts = [p for p, methods in paths.items() if "post" in methods and not p.startswith("/api")]
     assert len(posts) >= 8
     for path in posts:
-        # The content editor's routes name a kind of content and an item (issue 33).
+        # The content editor's routes name a kind of content and an item.
         url = path.format(
-            game_id=table.game_id, code=table.join_code, kind="ship", item_id="frigate"
+            game_id=table.game_id,
+            code=table.join_code,
+            kind="ship",
+            item_id="frigate",
+            campaign_id=uuid.uuid4(),  # a campaign's forms (G-CAMP-*)
+            ask_id=1,
         )
         answer = table.client.post(url, headers={"Origin": EVIL})
         assert answer.status_code == 403 and answer.json()["code"] == "CROSS_SITE", path

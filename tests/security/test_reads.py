@@ -1,4 +1,4 @@
-"""Reads cannot stall the room (issue 40): every page and JSON read is paced per address as
+"""Reads cannot stall the room: every page and JSON read is paced per address as
 commands are; a report is built once per version of its game whoever reads it and however many
 read it at once; the library's catalogue is parsed once until an item is saved, in any process."""
 

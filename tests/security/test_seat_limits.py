@@ -1,4 +1,4 @@
-"""Issue 31, item 6: one client address took every station of a game in a fraction of a second,
+"""One client address took every station of a game in a fraction of a second,
 so the real players could only watch. Seats are limited per address and game (the setting
 `seats_per_address`, 6 unless set), with a code and a sentence on the join page and in the API;
 a phone crews one station; and the GM frees every seat one address holds in one action.

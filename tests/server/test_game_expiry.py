@@ -1,4 +1,4 @@
-"""Issue 31, item 9: games made by strangers were never deleted (about 32 KB each, half a gigabyte
+"""Games made by strangers were never deleted (about 32 KB each, half a gigabyte
 an hour from one address at the creation limit). A game nobody changes expires: out of combat
 after `finished_game_hours` (24 unless set), any game after `idle_game_days` (7); never one a
 phone is connected to, nor one a command holds. Exported first when `expired_games_dir` is set.

@@ -192,6 +192,30 @@ async def test_heartbeats_keep_quiet_sockets_alive(settings: Settings) -> None:
         await server.stop()
 
 
+async def test_a_socket_that_was_sent_pushes_meanwhile_gets_no_heartbeat(
+    settings: Settings,
+) -> None:
+    """Any message tells a screen its socket is alive: a socket pushed to more often than the
+    heartbeat's period is sent no heartbeat; once quiet, it is."""
+    server = LiveServer(settings, heartbeat_seconds=0.6)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = await AsyncTable(http).create()
+            async with connect(f"{server.ws}/ws/display/{table.game_id}?format=json") as display:
+                await next_message(display)
+                kinds = []
+                for turn in range(8):  # a push every 0.2 s for 1.6 s: more than two periods
+                    await table.gm_command(type="SetRedAlert", on=turn % 2 == 0)
+                    kinds.append((await next_message(display, skip_heartbeats=False))["type"])
+                    await asyncio.sleep(0.2)
+                assert "heartbeat" not in kinds
+                beat = await next_message(display, within=5, skip_heartbeats=False)
+                assert beat == {"type": "heartbeat"}
+    finally:
+        await server.stop()
+
+
 async def test_server_shutdown_closes_sockets_with_1012_so_htmx_reconnects(
     settings: Settings,
 ) -> None:

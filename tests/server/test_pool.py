@@ -40,7 +40,7 @@ async def test_a_burst_of_commands_closes_its_spare_connections_cleanly(
     db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """More commands at once than the pool keeps: the overflow connections are closed as they
-    come back, inside SQLAlchemy's greenlet, not left to the garbage collector (issue 31)."""
+    come back, inside SQLAlchemy's greenlet, not left to the garbage collector."""
     engine = create_engine(db_url, pool_size=2, max_overflow=8)
     sessions = create_session_factory(engine)
     try:

@@ -1,4 +1,4 @@
-"""Issue 32 on the server: the seat rows follow the crew after any command, so a queued change
+"""On the server: the seat rows follow the crew after any command, so a queued change
 of position that happens because its occupant fell (not only left) takes the phone along, and an
 undo leaves the table as it is (no ghost of a freed player, no NOT_YOUR_STATION for the newcomer).
 """

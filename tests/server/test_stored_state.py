@@ -67,3 +67,38 @@ async def test_commands_leave_the_catalogue_as_it_was_and_the_state_canonical(
     _, other = await load_state(session_factory, second)
     assert one["cards"] == other["cards"] == snapshot
     assert one == canonical(one) and list(one) == sorted(one)
+
+
+async def _cards_written_elsewhere(
+    sessions: Sessions, game_id: uuid.UUID, card: str, name: str, new_key: bool
+) -> None:
+    """Another writer renames a card in the row, and gives the game a new content key or not."""
+    async with sessions() as session, session.begin():
+        await session.execute(
+            text(
+                "UPDATE games SET cards = jsonb_set(cards::jsonb, CAST(:path AS text[]),"
+                " to_jsonb(CAST(:name AS text)))::json"
+                + (", content_key = 'written-elsewhere'" if new_key else "")
+                + " WHERE id = :id"
+            ),
+            {"id": game_id, "path": [card, "name"], "name": name},
+        )
+
+
+async def test_cards_are_read_again_when_the_game_takes_new_content_and_only_then(
+    session_factory: Sessions,
+) -> None:
+    """A game's cards change only with its content, which gives the game a new content key: a
+    command reads them from the row when the key is new to this process, and otherwise uses the
+    ones it read under that key."""
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=1)
+    _, state = await load_state(session_factory, game_id)
+    card = sorted(state["cards"])[0]
+    await _message(session_factory, game_id, "Hail", "m1")
+    await _cards_written_elsewhere(session_factory, game_id, card, "Same key", new_key=False)
+    _, state = await load_state(session_factory, game_id)
+    assert state["cards"][card]["name"] != "Same key"  # no new content: the cards read before
+    await _cards_written_elsewhere(session_factory, game_id, card, "New content", new_key=True)
+    await _message(session_factory, game_id, "Hold fire", "m2")
+    _, state = await load_state(session_factory, game_id)
+    assert state["cards"][card]["name"] == "New content"

@@ -1,4 +1,4 @@
-"""Issue 21 through the web routes: a phone's Change position (M-SEATS-1) and the GM's "let the
+"""Through the web routes: a phone's Change position (M-SEATS-1) and the GM's "let the
 NPCs choose" by their tactic once the npc module is on (M-NPC-2)."""
 
 from __future__ import annotations

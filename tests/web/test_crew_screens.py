@@ -1,5 +1,6 @@
-"""The screens of issue 21: Change position and Override on the phone (M-SEATS-1/2), the fallen
-character's message (M-SEATS-3), and the GM's NPC crew controls and orders (M-NPC-1/2)."""
+"""The screens of NPC crews and seats: Change position and Override on the phone (M-SEATS-1/2),
+the fallen character's message (M-SEATS-3), and the GM's NPC crew controls and orders
+(M-NPC-1/2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 18 on the screens: the phone's Discard, its out-of-reach warning, no stale "you can change
+"""On the screens: the phone's Discard, its out-of-reach warning, no stale "you can change
 it" during damage allocation, and the end-of-combat panel with its report link (G-END-1/-2/-3)."""
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""Issue 32, item 11: the GM's dashboard after a combat, a destroyed ship, the sections to jump
+"""The GM's dashboard after a combat, a destroyed ship, the sections to jump
 to, and the zone rules the phones charge."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The GM's loop through the dashboard's own forms (issue 18): a game from the lobby with the
+"""The GM's loop through the dashboard's own forms: a game from the lobby with the
 scenario's modules, a second wave in one form, confirmations, and picking rather than typing."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_the_gm_picks_stations_and_reads_character_names(client: TestClient) -> 
 def test_the_lobby_says_what_each_module_does_in_one_sentence(
     client: TestClient, language: str, npc_words: str
 ) -> None:
-    """A newcomer cannot guess "starmada" or "syshit" (issue 32): each module has its sentence."""
+    """A newcomer cannot guess "starmada" or "syshit": each module has its sentence."""
     lobby = client.get("/gm", headers={"Accept-Language": language}).text
     notes = re.search(r'<dl class="module-notes">(.*?)</dl>', lobby, re.S)
     assert notes is not None

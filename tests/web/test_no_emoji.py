@@ -1,4 +1,4 @@
-"""Issue 32: a venue laptop without an emoji font drew empty boxes for 🔊 and 🚀. No template,
+"""A venue laptop without an emoji font drew empty boxes for 🔊 and 🚀. No template,
 script or style sheet of ours may carry an emoji; icons are inline SVG or CSS. Symbols that fonts
 such as DejaVu Sans draw as text (▲ ◆ ✓ ⚠ ⚙ →) are allowed."""
 

@@ -1,4 +1,4 @@
-"""Issue 32, item 8, as the server renders it: the tab's title travels with the status panel (a
+"""As the server renders it: the tab's title travels with the status panel (a
 push after a change of position names the new station), and the phone's open panels have ids, so
 a push that redraws them keeps them open."""
 

@@ -143,7 +143,7 @@ def block(html: str, pattern: str) -> str:
 
 # rule: M-WEAPONS-4
 def test_m_weapons_4_the_phone_advises_point_defence_only_in_the_turn_a_torpedo_strikes() -> None:
-    """Issue 32: "order Point defence" for a torpedo a turn out lost the order and its cards."""
+    """An "order Point defence" for a torpedo a turn out lost the order and its cards."""
     state = after_turn_one()  # Adder's torpedo strikes next turn
     page = text(weapons_page(state))
     assert "TORPEDO INCOMING from Adder: strikes next turn" in page

@@ -1,4 +1,4 @@
-"""Issue 32, item 12: a zone move says why it costs what it costs, an NPC crew's roll is one clear
+"""A zone move says why it costs what it costs, an NPC crew's roll is one clear
 term of the attack, and the log and reveal never read "set Vengeance's name to Vengeance" or
 "…order instead., Engineering…". In English and German."""
 

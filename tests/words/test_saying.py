@@ -1,4 +1,4 @@
-"""Issue 30: the web layer words the engine's messages in the reader's language: templates
+"""The web layer words the engine's messages in the reader's language: templates
 through the `say` and `label` filters, the JSON API's refusals and events through the request's
 language (`scope["state"]["locale"]`, set by the language middleware)."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -325,7 +326,7 @@ class SetSetting(Command):
 
 @dataclass(frozen=True)
 class SetDisplayLanguage(Command):
-    """The projector's language (issue 30): a locale code; the web layer words the screen."""
+    """The projector's language: a locale code; the web layer words the screen."""
 
     language: str
 
@@ -384,6 +385,9 @@ COMMANDS: dict[str, type[Command]] = {
 }
 
 _MAX_TEXT = 500
+# A field of plain JSON (typed `Any`): at most this deep, and this many items in all.
+_JSON_DEPTH = 12
+_JSON_ITEMS = 20_000
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -397,12 +401,18 @@ def _hints(cls: type) -> dict[str, Any]:
     return found
 
 
-def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Command:
-    """Build a command from JSON-like data, refusing unknown types and ill-typed fields."""
+def parse_command(
+    data: dict[str, Any],
+    actor: Actor,
+    now: float = 0.0,
+    table: Mapping[str, type[Command]] = COMMANDS,
+) -> Command:
+    """Build a command from JSON-like data, refusing unknown types and ill-typed fields. `table`
+    is the commands known by name: a game's, or another engine's (a campaign's)."""
     if not isinstance(data, dict):
         raise refuse("BAD_COMMAND", "command_not_object")
     kind = data.get("type")
-    cls = COMMANDS.get(kind) if isinstance(kind, str) else None
+    cls = table.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise refuse("UNKNOWN_COMMAND", command=str(kind)[:60])
     hints = _hints(cls)
@@ -427,6 +437,9 @@ def parse_command(data: dict[str, Any], actor: Actor, now: float = 0.0) -> Comma
 def _coerce(value: Any, hint: Any, name: str) -> Any:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
+    if hint is Any:  # plain JSON that the command's handler reads and checks
+        _check_json(value, name)
+        return value
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
@@ -444,7 +457,7 @@ def _coerce(value: Any, hint: Any, name: str) -> Any:
             raise refuse("BAD_COMMAND", "field_not_list", field=name)
         return tuple(_coerce(item, args[0], name) for item in value)
     if origin is dict:
-        if not isinstance(value, dict) or len(value) > 50:
+        if not isinstance(value, dict) or len(value) > (_JSON_ITEMS if args[1] is Any else 50):
             raise refuse("BAD_COMMAND", "field_not_object", field=name)
         return {_coerce(k, args[0], name): _coerce(v, args[1], name) for k, v in value.items()}
     if hint is bool:
@@ -464,3 +477,23 @@ def _coerce(value: Any, hint: Any, name: str) -> Any:
             raise refuse("BAD_COMMAND", "field_not_text", field=name, most=_MAX_TEXT)
         return value
     raise refuse("BAD_COMMAND", "field_unreadable", field=name)
+
+
+def _check_json(value: Any, name: str) -> None:
+    """Plain JSON, at most `_JSON_DEPTH` deep and `_JSON_ITEMS` items in all, walked without
+    recursion."""
+    waiting: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while waiting:
+        item, depth = waiting.pop()
+        seen += 1
+        if depth > _JSON_DEPTH or seen > _JSON_ITEMS:
+            raise refuse("BAD_COMMAND", "field_unreadable", field=name)
+        if isinstance(item, dict):
+            if not all(isinstance(k, str) for k in item):
+                raise refuse("BAD_COMMAND", "field_unreadable", field=name)
+            waiting += [(v, depth + 1) for v in item.values()]
+        elif isinstance(item, list):
+            waiting += [(v, depth + 1) for v in item]
+        elif item is not None and not isinstance(item, str | int | float | bool):
+            raise refuse("BAD_COMMAND", "field_unreadable", field=name)

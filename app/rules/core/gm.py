@@ -237,6 +237,9 @@ def downtime_repair(ctx: Context, cmd: c.DowntimeRepair) -> None:
     )
 
 
+SELF_FIRST_AID = -2
+
+
 def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
     """G-CREW-4: restores twice the Effect of the Medicine check (2D6 + skill, Effect over 8)."""
     patient = get_character(ctx.state, cmd.character)
@@ -257,10 +260,12 @@ def first_aid(ctx: Context, cmd: c.FirstAid) -> None:
         if medic["status"] in ("unconscious", "dead"):
             raise refuse("MEDIC_INCAPACITATED", character=medic["name"])
         a, b = ctx.dice.roll(6), ctx.dice.roll(6)
-        total = a + b + medic["medicine"]
+        # G-CAMP-6: first aid on oneself is a Difficult (−2) check.
+        own = SELF_FIRST_AID if medic is patient else 0
+        total = a + b + medic["medicine"] + own
         effect = total - FIRST_AID_TARGET
         how = message(
-            "first_aid_roll",
+            "first_aid_roll_self" if own else "first_aid_roll",
             medic=medic["name"],
             a=a,
             b=b,

@@ -9,9 +9,10 @@ from __future__ import annotations
 from ..core.commands import COMMANDS
 from ..core.engine import HANDLERS
 from ..core.hooks import HOOKS
-from . import cues, npc, seats, starmada, syshit, weapons, zones
+from . import cues, npc, roster, seats, starmada, syshit, weapons, zones
 from .cues.cues import ArmCue, FireCue, SkipCue
 from .npc.tactic import SetNpc
+from .roster.roster import TakeRoster
 from .seats.seats import ChangePosition
 from .weapons.weapons import SetMagazine
 from .zones import PlaceInZone
@@ -25,10 +26,11 @@ __all__ = [
     "SetMagazine",
     "SetNpc",
     "SkipCue",
+    "TakeRoster",
 ]
 
 # In the order they register: where several plug into one hook, this is the order they run in.
-MODULES = (starmada, syshit, weapons, npc, seats, zones, cues)
+MODULES = (starmada, syshit, weapons, npc, seats, zones, cues, roster)
 
 for module in MODULES:
     module.register(HOOKS)

@@ -89,6 +89,7 @@ class Connection:
     close_code: int | None = None  # why it was dropped, if it was
     close_reason: str = ""
     sender: asyncio.Task[None] | None = None
+    offered_at: float = field(default_factory=time.monotonic)  # the last message it was given
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -101,6 +102,7 @@ class Connection:
             self.drop(CLOSE_TRY_AGAIN)
             return
         self.waiting += len(text)
+        self.offered_at = time.monotonic()
         self.outbox.put_nowait((version, event, text))
 
     def drop(self, code: int, reason: str = "") -> None:
@@ -356,12 +358,16 @@ class Hub:
             self._forget_if_idle(room)
 
     async def _heartbeat_forever(self) -> None:
-        # Keeps proxies and phones' radios from idling the socket out, and finds dead sockets.
+        # Keeps proxies and phones' radios from idling the socket out, and finds dead sockets. A
+        # socket sent anything within the period needs none: any message tells its screen it is
+        # alive (static/js/app.js), and a busy evening then sends far fewer frames.
         while True:
             await asyncio.sleep(self._heartbeat_seconds)
+            quiet_since = time.monotonic() - self._heartbeat_seconds
             for room in list(self._rooms.values()):
                 for connection in list(room.connections):
-                    connection.offer(None, heartbeat(connection.fmt))
+                    if connection.offered_at <= quiet_since:
+                        connection.offer(None, heartbeat(connection.fmt))
 
 
 GC_THRESHOLD0 = 50_000

@@ -1,7 +1,7 @@
 """M-NPC-2: the written tactic an NPC ship's crew follows, sharper with each Crew Quality.
 
 When Orders open, every station of an automated NPC ship gets exactly one order (or passes) from
-`choose`. Each step below is numbered as in docs/rules.md ("NPC crews and seats (issue 21)"), and
+`choose`. Each step below is numbered as in docs/rules.md ("NPC crews and seats"), and
 the orders still go through `submit_order`, so a tactic can never give an order a player could
 not. The GM sees them all before the reveal and may replace any (M-NPC-2, M-NPC-3).
 """
