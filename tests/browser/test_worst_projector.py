@@ -7,6 +7,7 @@ name in its title, and no word is split without a hyphen."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -65,6 +66,10 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
             if table.view()["game"]["phase"] == "orders":
                 table.command("CloseOrders")
             expect(display.locator("#reveal")).to_contain_text("Runde 1", timeout=WAIT)
+            # The reveal's first page leads with what the turn did to each ship.
+            expect(display.locator("#reveal").locator("li:visible").first).to_have_class(
+                re.compile(r"\btally\b")
+            )
         settled(display, table)
         shot(display, f"worst-projector-{size}-{ships}")
         assert not projector_problems(display), (ships, projector_problems(display))
