@@ -192,8 +192,13 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
     "station": {
         "who": ("game.scenario", "me.{label,ship_name}"),
         "status": ("game.{turn,phase_label,deadline,paused,red_alert}",),
+        "allocation": Panel(
+            ("me.{allocation,ship}", "ships.*.id", "ships.*.stations.*.{id,label,health}"),
+            when=("me.allocation",),
+            shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
+        ),
         "combat_end": COMBAT_END,
-        "messages": ("messages",),
+        "messages": ("messages", "game.turn"),
         "me": (
             "me.{ship,station,role,label,name,character,hand_limit,health,boxes,damage,red,down}",
             "me.weapons",
@@ -207,11 +212,6 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             ),
             when=("game.modules", "me.ship"),
             shown=lambda view: view["me"] is not None and "seats" in view["game"]["modules"],
-        ),
-        "allocation": Panel(
-            ("me.{allocation,ship}", "ships.*.id", "ships.*.stations.*.{id,label,health}"),
-            when=("me.allocation",),
-            shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
         ),
         "hand": ("game.turn", "me.{hand,hand_limit,can_order}", "me.order.cards"),
         "map": Panel(
