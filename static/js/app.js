@@ -539,7 +539,7 @@
   }
   function hideAway() {
     var away = putAway(), box = document.getElementById("messages");
-    if (!box) return;
+    if (!box || !body.classList.contains("screen-station")) return;
     box.querySelectorAll(".message[data-message]").forEach(function (m) {
       m.hidden = away.indexOf(m.dataset.message) >= 0;
     });

@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
-from tests.browser.worst_case import GM, WAIT, worst_table
+from tests.browser.screens import shot
+from tests.browser.worst_case import GM, WAIT, gm_page, spills, worst_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -38,3 +39,34 @@ def test_the_dashboard_says_whether_the_room_has_seen_the_whole_reveal(
     expect(reading).to_contain_text("zeigt noch")
     gm.clock.run_for(entries * 1500 + 1000)
     expect(reading).to_contain_text(f"alles gezeigt, was in Runde {table.view()['game']['turn']}")
+
+
+def test_every_dashboard_panel_holds_sixty_character_ship_names(
+    server: Server, browser: Any
+) -> None:
+    """Eight ships under 60-character names at 1366x768: the order status column, the NPC
+    orders and their selects, the ships: nothing spills out of its panel, every 'ready' mark
+    is inside its panel, a name too long for its place ends in an ellipsis (whole in its title)."""
+    table = worst_table(server.base, ships=8)
+    gm = gm_page(browser, table)
+    table.command("StartTurn")
+    expect(gm.locator("#turn")).to_contain_text("Runde 1", timeout=WAIT)
+    table.order_all(random.Random(5))
+    gm.wait_for_timeout(500)
+    for summary in gm.locator("details:not([open]) > summary").all():
+        if summary.is_visible():
+            summary.click()
+    shot(gm, "worst-gm-8-ships", full_page=True)
+    problems = spills(gm)
+    assert not problems, "\n".join(problems)
+    outside = gm.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            'section.panel [class*=ready], section.panel select'))
+          .filter(el => el.checkVisibility()).flatMap(el => {
+            const r = el.getBoundingClientRect();
+            const p = el.closest('section.panel').getBoundingClientRect();
+            return r.right > p.right + 1 || r.left < p.left - 1
+              ? [el.closest('section.panel').id + ': ' + el.textContent.trim().slice(0, 30)] : [];
+          })"""
+    )
+    assert not outside, outside

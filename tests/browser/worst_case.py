@@ -253,6 +253,8 @@ SPILLS = """(root) => {
     const style = getComputedStyle(el);
     if (style.display === 'inline' || el.clientWidth === 0) continue;
     if (el.closest('svg, .visually-hidden, .map-scroll') || !el.checkVisibility()) continue;
+    // A text field scrolls its own text; what it shows is the start of it, as typed.
+    if (el.matches('input, textarea')) continue;
     if (el.scrollWidth > el.clientWidth + 1 && !scrolls(style)
         && !(style.textOverflow === 'ellipsis' && el.title))
       out.push('spills: ' + el.tagName + '#' + el.id + '.' + el.className + ' "' +
