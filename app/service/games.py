@@ -60,6 +60,7 @@ async def create_game(
     gm_token: str | None = None,
     inside: Callable[[LockedGame], Awaitable[None]] | None = None,
     classes: Iterable[str] = (),
+    language: str | None = None,
 ) -> tuple[uuid.UUID, str, str]:
     """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on (and
     `modules_off`, of the scenario's own, off) by SetModule commands in the same transaction, so
@@ -70,7 +71,10 @@ async def create_game(
     kept in `games.seed`, which leaves the server only in a GM's export.
 
     `inside` does more in the game's first transaction (a campaign's roster comes aboard), and
-    the game holds the ship `classes` it may bring (the roster's)."""
+    the game holds the ship `classes` it may bring (the roster's).
+
+    The projector speaks `language` (the table's: the lobby's or the GM's) from the start, so the
+    room never sees a screen in another language before the GM finds its control."""
     # The game copies what its scenario uses from the library as it stands (games.content):
     # editing never changes it, and a large library does not make every game large.
     found = await library(session_factory)
@@ -110,6 +114,9 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
+                if language and language != state["settings"].get("display_language", "en"):
+                    command = {"type": "SetDisplayLanguage", "language": language}
+                    await created.apply(command, Actor.gm(), "create:language")
                 if inside is not None:
                     await inside(created)
             return game_id, join_code, gm_token
