@@ -11,11 +11,12 @@ import io
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.i18n import requested
+from app.i18n import LANGUAGES, requested
 from app.rules.core.messages import message
 from app.rules.core.report import build_report
 from app.service import ServiceError, Viewer, game_info
@@ -231,9 +232,14 @@ async def report_page(
 # Every screen links to "report" relative to its own <base href> (/play/<id>/, /gm/<id>/,
 # /display/<id>/), so the panels pushed to a whole audience need no game id. The projector's
 # page is set in its large type.
+# The link carries the screen's language (`lang`), so the projector's report is in the room's
+# language, not the language of the venue laptop's browser.
 @router.get("/{screen}/{game_id}/report", include_in_schema=False)
-async def report_from_screen(screen: str, game_id: GameId) -> Response:
+async def report_from_screen(screen: str, game_id: GameId, lang: str | None = None) -> Response:
     if screen not in ("play", "gm", "display"):
         raise ServiceError("NOT_FOUND", message("no_such_page"), 404)
-    to = f"/report/{game_id}?screen=display" if screen == "display" else f"/report/{game_id}"
+    query = {"screen": "display"} if screen == "display" else {}
+    if lang in LANGUAGES:
+        query["lang"] = str(lang)
+    to = f"/report/{game_id}" + (f"?{urlencode(query)}" if query else "")
     return RedirectResponse(to, status_code=303)

@@ -52,6 +52,8 @@ def test_every_dashboard_panel_holds_sixty_character_ship_names(
     table.command("StartTurn")
     expect(gm.locator("#turn")).to_contain_text("Runde 1", timeout=WAIT)
     table.order_all(random.Random(5))
+    # The projector's language is set where the GM sees it on opening the dashboard.
+    expect(gm.locator("#turn select[name=language]")).to_be_in_viewport(ratio=1)
     gm.wait_for_timeout(500)
     for summary in gm.locator("details:not([open]) > summary").all():
         if summary.is_visible():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import uuid
 
 from fastapi.testclient import TestClient
@@ -169,3 +170,22 @@ def test_g_end_2_a_name_a_spreadsheet_would_run_comes_out_of_the_csv_as_text(
     cells = [row["name"] for row in rows]
     assert {"'" + name for name in names} <= set(cells)
     assert "Kestrel" in cells  # a plain name as it is
+
+
+# rule: G-END-2
+def test_the_projectors_report_link_opens_the_report_in_the_projectors_language(
+    client: TestClient, table: Table
+) -> None:
+    """The venue laptop's browser asks for English; the table plays in German: the projector's
+    "after-action report" opens in German, in the projector's large type."""
+    table.gm_command(type="SetDisplayLanguage", language="de")
+    table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="DestroyShip", ship="rustjaw")
+    table.gm_command(type="EndCombat")
+    venue = {"Accept-Language": "en-US,en;q=0.9"}
+    screen = client.get(f"/display/{table.game_id}", headers=venue).text
+    link = re.search(r'class="btn report-link" href="([^"]+)"', screen)
+    assert link is not None
+    report = client.get(f"/display/{table.game_id}/{link.group(1)}", headers=venue).text
+    assert "Gewonnen von" in report
+    assert 'class="screen-report report-projector"' in report
