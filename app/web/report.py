@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.i18n import LANGUAGES, requested
+from app.i18n import LANGUAGES, N_, gettext, requested
 from app.rules.core.messages import message
 from app.rules.core.report import build_report
 from app.service import ServiceError, Viewer, game_info
@@ -50,7 +50,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # version (off the event loop, in the reads' thread), kept for the last few games read, and each
 # of its answers (JSON, CSV, the page per language) made and gzipped once.
 REPORTS_KEPT = 4
-ANSWERS_KEPT = 8  # per report: JSON, CSV, the page in each language, on a phone or the projector
+ANSWERS_KEPT = 10  # per report: JSON, CSV, the spreadsheet and the page in each language, on a
+# phone or the projector
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +126,22 @@ async def report_json(
 async def report_csv(
     request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
 ) -> Response:
+    return await _sheet_answer(
+        request, game_id, caller, session_factory, ("csv",), "report.csv",
+        lambda report: report_rows(report).encode(),
+    )  # fmt: skip
+
+
+async def _sheet_answer(
+    request: Request,
+    game_id: uuid.UUID,
+    caller: Any,
+    session_factory: Any,
+    variant: tuple[str, ...],
+    filename: str,
+    make: Callable[[dict[str, Any]], bytes],
+) -> Response:
+    """A CSV download of the report, made once per game version and `variant`."""
     try:
         kept = await kept_report(session_factory, game_id, caller.viewer)
     except ServiceError as error:
@@ -132,19 +149,17 @@ async def report_csv(
     return await answer(
         request,
         kept,
-        ("csv",),
-        lambda: report_rows(kept.report).encode(),
+        variant,
+        lambda: make(kept.report),
         "text/csv; charset=utf-8",
-        {"Content-Disposition": 'attachment; filename="report.csv"'},
+        {"Content-Disposition": f'attachment; filename="{filename}"'},
     )
 
 
-def report_rows(report: dict[str, Any]) -> str:
-    """The report as CSV: one row per ship per combat, its scenario and whether its side won."""
+def report_table(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per ship per combat (CSV_COLUMNS), its scenario and whether its side won."""
     scenarios = {b["battle"]: b["scenario"]["id"] for b in report["battles"]}
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    rows = []
     for combat in report["combats"]:
         outcome = combat["outcome"] or {"winners": []}
         last = {c["ship"]: c["turns"][-1] for c in combat["chart"] if c["turns"]}
@@ -160,8 +175,62 @@ def report_rows(report: dict[str, Any]) -> str:
                 "hull_left": last.get(ship["id"], {}).get("hull", ""),
                 "shields_left": last.get(ship["id"], {}).get("shields", ""),
             }
-            writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
+            rows.append({column: row[column] for column in CSV_COLUMNS})
+    return rows
+
+
+def report_rows(report: dict[str, Any]) -> str:
+    """The report as CSV for programs: ids, True/False, commas."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in report_table(report):
+        writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
     return out.getvalue()
+
+
+# The spreadsheet's headers, in the reader's language.
+SHEET_HEADERS = {
+    "battle": N_("Battle"), "scenario": N_("Scenario"), "combat": N_("Combat"),
+    "turns": N_("Turns"), "ship": N_("Ship id"), "name": N_("Ship"), "side": N_("Side"),
+    "won": N_("Won"), "damage_dealt": N_("Damage dealt"), "damage_taken": N_("Damage taken"),
+    "repaired": N_("Repaired"), "attacks": N_("Attacks"), "hits": N_("Hits"),
+    "torpedoes_launched": N_("Torpedoes launched"),
+    "torpedoes_shot_down": N_("Torpedoes shot down"), "destroyed": N_("Destroyed"),
+    "hull_left": N_("Hull left"), "shields_left": N_("Shields left"),
+}  # fmt: skip
+# The separator a spreadsheet expects in each language: where the comma is the decimal mark
+# (German), it reads a semicolon.
+SHEET_SEPARATORS = {"de": ";"}
+
+
+def _sheet_cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return gettext(N_("yes")) if value else gettext(N_("no"))
+    return value
+
+
+def report_sheet(report: dict[str, Any], locale: str) -> bytes:
+    """The report for a spreadsheet in `locale`: headers and yes/no in its words, its separator,
+    UTF-8 with a byte order mark (without one a German spreadsheet reads umlauts as Latin-1)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=SHEET_SEPARATORS.get(locale, ","), lineterminator="\r\n")
+    writer.writerow([gettext(SHEET_HEADERS[column]) for column in CSV_COLUMNS])
+    for row in report_table(report):
+        writer.writerow([plain_cell(_sheet_cell(row[column])) for column in CSV_COLUMNS])
+    return out.getvalue().encode("utf-8-sig")
+
+
+@router.get("/report/{game_id}/spreadsheet.csv", response_class=Response)
+async def report_spreadsheet(
+    request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
+) -> Response:
+    """The report for a spreadsheet in the reader's language (report_sheet)."""
+    locale = requested.get()
+    return await _sheet_answer(
+        request, game_id, caller, session_factory, ("sheet", locale), f"report-{locale}.csv",
+        lambda report: report_sheet(report, locale),
+    )  # fmt: skip
 
 
 def plain_cell(value: Any) -> Any:
