@@ -21,7 +21,7 @@ from app.rules.core.messages import message
 from app.rules.core.report import build_report
 from app.service import ServiceError, Viewer, game_info
 from app.service.kept import Kept
-from app.service.report import check_reader, report_ready, report_sources
+from app.service.report import check_reader, fighting, report_ready, report_sources
 
 from .deps import ApiCaller, GameId, ScreensCaller, SessionFactoryDep
 from .reading import off_loop, speaking_game
@@ -57,6 +57,7 @@ ANSWERS_KEPT = 10  # per report: JSON, CSV, the spreadsheet and the page in each
 @dataclasses.dataclass(frozen=True)
 class KeptReport:
     ready: bool  # players and the projector may read it (app/service/report.py)
+    combat: int  # the combat being fought after an earlier one ended, else 0
     report: dict[str, Any]
     answers: Kept[tuple[str, ...], tuple[bytes, bytes]]  # each answer, plain and gzipped
 
@@ -74,10 +75,10 @@ async def kept_report(
     async def build() -> KeptReport:
         _, state, events = await report_sources(session_factory, game_id)
         report = await off_loop(build_report, state, events)
-        return KeptReport(report_ready(state), report, Kept(ANSWERS_KEPT))
+        return KeptReport(report_ready(state), fighting(state), report, Kept(ANSWERS_KEPT))
 
     kept = await _reports.get((game_id, version), build)
-    check_reader(kept.ready, viewer)
+    check_reader(kept.ready, viewer, kept.combat)
     return kept
 
 
