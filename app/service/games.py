@@ -221,6 +221,15 @@ _MOVES = text(
 _words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
 
 
+async def game_copies(session_factory: SessionFactory, key: uuid.UUID) -> list[Any]:
+    """Each copy of the library's content the game took: at its start, then at each move to
+    another battle, in that order (None where it took nothing)."""
+    async with autocommit(session_factory) as session:
+        began = await session.scalar(select(Game.content).where(Game.id == key))
+        moves = list(await session.scalars(_MOVES, {"id": key}))
+    return [began, *moves]
+
+
 async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:
     """The translations of the game's own copy of the library's content (every battle's, the
     latest over earlier ones), never of the library as it is now. Kept per game until the game
@@ -229,10 +238,7 @@ async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) 
     key = game_key(game_id)
 
     async def build() -> Words:
-        async with autocommit(session_factory) as session:
-            began = await session.scalar(select(Game.content).where(Game.id == key))
-            moves = list(await session.scalars(_MOVES, {"id": key}))
-        return await asyncio.to_thread(words_of, began, *moves)
+        return await asyncio.to_thread(words_of, *await game_copies(session_factory, key))
 
     known = known_content(key)  # each command reads it, with the game's row
     if known is not None and _words.holds((key, known)):
