@@ -32,8 +32,8 @@ from .commands import (
     sender_of,
 )
 from .errors import ServiceError
-from .games import new_content_key, scenario_in
-from .library import library
+from .games import game_copies, new_content_key, scenario_in
+from .library import items, library
 
 # Commands never change the card catalogue, so their write leaves the column alone; a new battle
 # brings its own ships' cards, and its copy of the library's content a new key for its words.
@@ -89,3 +89,21 @@ async def move_table_on(
             await carry_to_next_battle(game, before, command_id)  # G-CAMP-1: a campaign's ships
             await realign(game)
     return game.version
+
+
+async def scenario_versions(
+    session_factory: SessionFactory, game_id: uuid.UUID | str, scenario_id: str
+) -> tuple[int, bool]:
+    """(the library's newest version of the scenario, 0 for a built-in one; whether the game's
+    last copy of it is that version): what the Evening panel tells the GM."""
+    newest = next(
+        (i.version for i in (await items(session_factory))["scenario"] if i.id == scenario_id), 0
+    )
+    if not newest:
+        return 0, True
+    now = (await library(session_factory)).items.get("scenario", {}).get(scenario_id)
+    copies = await game_copies(session_factory, game_key(game_id))
+    taken = [
+        c["scenario"][scenario_id] for c in copies if c and scenario_id in c.get("scenario", {})
+    ]
+    return newest, bool(taken) and taken[-1] == now

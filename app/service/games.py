@@ -60,6 +60,7 @@ async def create_game(
     gm_token: str | None = None,
     inside: Callable[[LockedGame], Awaitable[None]] | None = None,
     classes: Iterable[str] = (),
+    language: str | None = None,
 ) -> tuple[uuid.UUID, str, str]:
     """A new game in Downtime: (game_id, join_code, gm_token). Extra modules are switched on (and
     `modules_off`, of the scenario's own, off) by SetModule commands in the same transaction, so
@@ -70,7 +71,10 @@ async def create_game(
     kept in `games.seed`, which leaves the server only in a GM's export.
 
     `inside` does more in the game's first transaction (a campaign's roster comes aboard), and
-    the game holds the ship `classes` it may bring (the roster's)."""
+    the game holds the ship `classes` it may bring (the roster's).
+
+    The projector speaks `language` (the table's: the lobby's or the GM's) from the start, so the
+    room never sees a screen in another language before the GM finds its control."""
     # The game copies what its scenario uses from the library as it stands (games.content):
     # editing never changes it, and a large library does not make every game large.
     found = await library(session_factory)
@@ -110,6 +114,9 @@ async def create_game(
                     command = {"type": "SetModule", "module": module, "on": on}
                     command_id = f"create:module:{module}" if on else f"create:module-off:{module}"
                     await created.apply(command, Actor.gm(), command_id)
+                if language and language != state["settings"].get("display_language", "en"):
+                    command = {"type": "SetDisplayLanguage", "language": language}
+                    await created.apply(command, Actor.gm(), "create:language")
                 if inside is not None:
                     await inside(created)
             return game_id, join_code, gm_token
@@ -214,6 +221,15 @@ _MOVES = text(
 _words: Kept[tuple[uuid.UUID, str | None], Words] = Kept(2048)
 
 
+async def game_copies(session_factory: SessionFactory, key: uuid.UUID) -> list[Any]:
+    """Each copy of the library's content the game took: at its start, then at each move to
+    another battle, in that order (None where it took nothing)."""
+    async with autocommit(session_factory) as session:
+        began = await session.scalar(select(Game.content).where(Game.id == key))
+        moves = list(await session.scalars(_MOVES, {"id": key}))
+    return [began, *moves]
+
+
 async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) -> Words:
     """The translations of the game's own copy of the library's content (every battle's, the
     latest over earlier ones), never of the library as it is now. Kept per game until the game
@@ -222,10 +238,7 @@ async def game_words(session_factory: SessionFactory, game_id: uuid.UUID | str) 
     key = game_key(game_id)
 
     async def build() -> Words:
-        async with autocommit(session_factory) as session:
-            began = await session.scalar(select(Game.content).where(Game.id == key))
-            moves = list(await session.scalars(_MOVES, {"id": key}))
-        return await asyncio.to_thread(words_of, began, *moves)
+        return await asyncio.to_thread(words_of, *await game_copies(session_factory, key))
 
     known = known_content(key)  # each command reads it, with the game's row
     if known is not None and _words.holds((key, known)):

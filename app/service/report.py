@@ -23,8 +23,17 @@ def report_ready(state: dict[str, Any]) -> bool:
     return bool(state["phase"] == "downtime" and state["combat"] >= 1)
 
 
-def check_reader(ready: bool, viewer: Viewer) -> None:
+def fighting(state: dict[str, Any]) -> int:
+    """The combat being fought after an earlier one ended (its report then waits), else 0."""
+    return int(state["combat"]) if state["phase"] != "downtime" and state["combat"] > 1 else 0
+
+
+def check_reader(ready: bool, viewer: Viewer, combat: int = 0) -> None:
+    """Whether `viewer` may read the report; if not, the real reason: no combat has ended yet,
+    or the next one (`combat`) is being fought."""
     if viewer != "gm" and not ready:
+        if combat:
+            raise ServiceError("REPORT_NOT_READY", message("report_during_combat", n=combat), 403)
         raise ServiceError("REPORT_NOT_READY", message("report_not_ready"), 403)
 
 
@@ -49,5 +58,5 @@ async def game_report(
     session_factory: SessionFactory, game_id: uuid.UUID | str, viewer: Viewer
 ) -> dict[str, Any]:
     _, state, events = await report_sources(session_factory, game_id)
-    check_reader(report_ready(state), viewer)
+    check_reader(report_ready(state), viewer, fighting(state))
     return build_report(state, events)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from sqlalchemy import text
 
 from app import service
+from app.i18n import requested
 from app.rules import COMMANDS
 from app.rules.content import MODULES, Catalogue
 from app.rules.core.messages import message
@@ -252,7 +253,7 @@ def scenario_listing(catalogue: Catalogue) -> bytes:
 @router.post("/games", status_code=201)
 async def create_game(body: NewGame, session_factory: SessionFactoryDep) -> GameCreated:
     game_id, join_code, gm_token = await service.create_game(
-        session_factory, body.scenario, body.seed, body.modules
+        session_factory, body.scenario, body.seed, body.modules, language=requested.get()
     )
     return GameCreated(game_id=game_id, join_code=join_code, gm_token=gm_token)
 

@@ -11,8 +11,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.i18n_content import speaking_content
 from app.service import ServiceError, load_state
-from app.service.evening import move_table_on
-from app.service.library import library
+from app.service.evening import move_table_on, scenario_versions
+from app.service.library import items, library
 
 from .deps import CsrfChecked, GameId, GmCaller, SessionFactoryDep
 from .render import render_template
@@ -26,11 +26,16 @@ async def _panel(session_factory: SessionFactoryDep, game_id: GameId) -> HTMLRes
     # The next battle comes from the library as it is now: the panel lists it in its words.
     found = await library(session_factory)
     scenarios = sorted(found.catalogue.scenarios.values(), key=lambda s: s.name)
+    newest, uses_newest = await scenario_versions(session_factory, game_id, state["scenario"]["id"])
+    versions = {i.id: i.version for i in (await items(session_factory))["scenario"]}
     with speaking_content(found.words):
         html = render_template(
             "_gm_evening.html",
             scenarios=scenarios,
             current=state["scenario"],
+            newest=newest,
+            uses_newest=uses_newest,
+            versions=versions,
             phase=state["phase"],
             bench=state.get("bench") or [],  # on the table's roster, with no station this battle
             command_id=secrets.token_hex(12),

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.i18n import requested
 from app.i18n_content import speaking_content
 from app.rules import COMMANDS
 from app.rules.content import MODULES
@@ -123,7 +124,12 @@ async def new_game(
             request, session_factory, scenario, modules or []
         )
         game_id, _, gm_token = await create_game(
-            session_factory, scenario, chosen, switched_on, modules_off=switched_off
+            session_factory,
+            scenario,
+            chosen,
+            switched_on,
+            modules_off=switched_off,
+            language=requested.get(),
         )
     except ServiceError as error:
         return await lobby_page(request, session_factory, error)

@@ -153,6 +153,7 @@ def log(last: int) -> Panel:
 
 # Which ships a list shows, in what order (by_side), and how many (the layout).
 LISTED = "ships.*.{id,side,players_side}"
+CARD_LINES = "ships.*.stations.*.id"
 
 
 def _own_ship(view: dict[str, Any], ship: dict[str, Any]) -> bool:
@@ -192,8 +193,13 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
     "station": {
         "who": ("game.scenario", "me.{label,ship_name}"),
         "status": ("game.{turn,phase_label,deadline,paused,red_alert}",),
+        "allocation": Panel(
+            ("me.{allocation,ship}", "ships.*.id", "ships.*.stations.*.{id,label,health}"),
+            when=("me.allocation",),
+            shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
+        ),
         "combat_end": COMBAT_END,
-        "messages": ("messages",),
+        "messages": ("messages", "game.turn"),
         "me": (
             "me.{ship,station,role,label,name,character,hand_limit,health,boxes,damage,red,down}",
             "me.weapons",
@@ -208,11 +214,6 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
             ),
             when=("game.modules", "me.ship"),
             shown=lambda view: view["me"] is not None and "seats" in view["game"]["modules"],
-        ),
-        "allocation": Panel(
-            ("me.{allocation,ship}", "ships.*.id", "ships.*.stations.*.{id,label,health}"),
-            when=("me.allocation",),
-            shown=lambda view: bool(view["me"] and view["me"]["allocation"]),
         ),
         "hand": ("game.turn", "me.{hand,hand_limit,can_order}", "me.order.cards"),
         "map": Panel(
@@ -360,8 +361,9 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "sound": ("game.sound",),
         "combat_end": COMBAT_END,
         "timer": ("game.{scenario,turn,phase,phase_label,deadline,paused}",),
-        "ship_status": Panel((LISTED,), ship_rows()),
-        "map": MAP,
+        # Close cards or full ones by how many lines the ships' cards take (ui.close_cards).
+        "ship_status": Panel((LISTED, CARD_LINES), ship_rows()),
+        "map": (*MAP, CARD_LINES),
         "ready": Panel(
             ("game.phase", LISTED),
             (

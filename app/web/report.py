@@ -11,16 +11,17 @@ import io
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.i18n import requested
+from app.i18n import LANGUAGES, N_, gettext, requested
 from app.rules.core.messages import message
 from app.rules.core.report import build_report
 from app.service import ServiceError, Viewer, game_info
 from app.service.kept import Kept
-from app.service.report import check_reader, report_ready, report_sources
+from app.service.report import check_reader, fighting, report_ready, report_sources
 
 from .deps import ApiCaller, GameId, ScreensCaller, SessionFactoryDep
 from .reading import off_loop, speaking_game
@@ -49,12 +50,14 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # version (off the event loop, in the reads' thread), kept for the last few games read, and each
 # of its answers (JSON, CSV, the page per language) made and gzipped once.
 REPORTS_KEPT = 4
-ANSWERS_KEPT = 8  # per report: JSON, CSV, the page in each language, on a phone or the projector
+ANSWERS_KEPT = 10  # per report: JSON, CSV, the spreadsheet and the page in each language, on a
+# phone or the projector
 
 
 @dataclasses.dataclass(frozen=True)
 class KeptReport:
     ready: bool  # players and the projector may read it (app/service/report.py)
+    combat: int  # the combat being fought after an earlier one ended, else 0
     report: dict[str, Any]
     answers: Kept[tuple[str, ...], tuple[bytes, bytes]]  # each answer, plain and gzipped
 
@@ -72,10 +75,10 @@ async def kept_report(
     async def build() -> KeptReport:
         _, state, events = await report_sources(session_factory, game_id)
         report = await off_loop(build_report, state, events)
-        return KeptReport(report_ready(state), report, Kept(ANSWERS_KEPT))
+        return KeptReport(report_ready(state), fighting(state), report, Kept(ANSWERS_KEPT))
 
     kept = await _reports.get((game_id, version), build)
-    check_reader(kept.ready, viewer)
+    check_reader(kept.ready, viewer, kept.combat)
     return kept
 
 
@@ -124,6 +127,22 @@ async def report_json(
 async def report_csv(
     request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
 ) -> Response:
+    return await _sheet_answer(
+        request, game_id, caller, session_factory, ("csv",), "report.csv",
+        lambda report: report_rows(report).encode(),
+    )  # fmt: skip
+
+
+async def _sheet_answer(
+    request: Request,
+    game_id: uuid.UUID,
+    caller: Any,
+    session_factory: Any,
+    variant: tuple[str, ...],
+    filename: str,
+    make: Callable[[dict[str, Any]], bytes],
+) -> Response:
+    """A CSV download of the report, made once per game version and `variant`."""
     try:
         kept = await kept_report(session_factory, game_id, caller.viewer)
     except ServiceError as error:
@@ -131,19 +150,17 @@ async def report_csv(
     return await answer(
         request,
         kept,
-        ("csv",),
-        lambda: report_rows(kept.report).encode(),
+        variant,
+        lambda: make(kept.report),
         "text/csv; charset=utf-8",
-        {"Content-Disposition": 'attachment; filename="report.csv"'},
+        {"Content-Disposition": f'attachment; filename="{filename}"'},
     )
 
 
-def report_rows(report: dict[str, Any]) -> str:
-    """The report as CSV: one row per ship per combat, its scenario and whether its side won."""
+def report_table(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per ship per combat (CSV_COLUMNS), its scenario and whether its side won."""
     scenarios = {b["battle"]: b["scenario"]["id"] for b in report["battles"]}
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    rows = []
     for combat in report["combats"]:
         outcome = combat["outcome"] or {"winners": []}
         last = {c["ship"]: c["turns"][-1] for c in combat["chart"] if c["turns"]}
@@ -159,8 +176,62 @@ def report_rows(report: dict[str, Any]) -> str:
                 "hull_left": last.get(ship["id"], {}).get("hull", ""),
                 "shields_left": last.get(ship["id"], {}).get("shields", ""),
             }
-            writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
+            rows.append({column: row[column] for column in CSV_COLUMNS})
+    return rows
+
+
+def report_rows(report: dict[str, Any]) -> str:
+    """The report as CSV for programs: ids, True/False, commas."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in report_table(report):
+        writer.writerow([plain_cell(row[column]) for column in CSV_COLUMNS])
     return out.getvalue()
+
+
+# The spreadsheet's headers, in the reader's language.
+SHEET_HEADERS = {
+    "battle": N_("Battle"), "scenario": N_("Scenario"), "combat": N_("Combat"),
+    "turns": N_("Turns"), "ship": N_("Ship id"), "name": N_("Ship"), "side": N_("Side"),
+    "won": N_("Won"), "damage_dealt": N_("Damage dealt"), "damage_taken": N_("Damage taken"),
+    "repaired": N_("Repaired"), "attacks": N_("Attacks"), "hits": N_("Hits"),
+    "torpedoes_launched": N_("Torpedoes launched"),
+    "torpedoes_shot_down": N_("Torpedoes shot down"), "destroyed": N_("Destroyed"),
+    "hull_left": N_("Hull left"), "shields_left": N_("Shields left"),
+}  # fmt: skip
+# The separator a spreadsheet expects in each language: where the comma is the decimal mark
+# (German), it reads a semicolon.
+SHEET_SEPARATORS = {"de": ";"}
+
+
+def _sheet_cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return gettext(N_("yes")) if value else gettext(N_("no"))
+    return value
+
+
+def report_sheet(report: dict[str, Any], locale: str) -> bytes:
+    """The report for a spreadsheet in `locale`: headers and yes/no in its words, its separator,
+    UTF-8 with a byte order mark (without one a German spreadsheet reads umlauts as Latin-1)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=SHEET_SEPARATORS.get(locale, ","), lineterminator="\r\n")
+    writer.writerow([gettext(SHEET_HEADERS[column]) for column in CSV_COLUMNS])
+    for row in report_table(report):
+        writer.writerow([plain_cell(_sheet_cell(row[column])) for column in CSV_COLUMNS])
+    return out.getvalue().encode("utf-8-sig")
+
+
+@router.get("/report/{game_id}/spreadsheet.csv", response_class=Response)
+async def report_spreadsheet(
+    request: Request, game_id: GameId, caller: ScreensCaller, session_factory: SessionFactoryDep
+) -> Response:
+    """The report for a spreadsheet in the reader's language (report_sheet)."""
+    locale = requested.get()
+    return await _sheet_answer(
+        request, game_id, caller, session_factory, ("sheet", locale), f"report-{locale}.csv",
+        lambda report: report_sheet(report, locale),
+    )  # fmt: skip
 
 
 def plain_cell(value: Any) -> Any:
@@ -231,9 +302,14 @@ async def report_page(
 # Every screen links to "report" relative to its own <base href> (/play/<id>/, /gm/<id>/,
 # /display/<id>/), so the panels pushed to a whole audience need no game id. The projector's
 # page is set in its large type.
+# The link carries the screen's language (`lang`), so the projector's report is in the room's
+# language, not the language of the venue laptop's browser.
 @router.get("/{screen}/{game_id}/report", include_in_schema=False)
-async def report_from_screen(screen: str, game_id: GameId) -> Response:
+async def report_from_screen(screen: str, game_id: GameId, lang: str | None = None) -> Response:
     if screen not in ("play", "gm", "display"):
         raise ServiceError("NOT_FOUND", message("no_such_page"), 404)
-    to = f"/report/{game_id}?screen=display" if screen == "display" else f"/report/{game_id}"
+    query = {"screen": "display"} if screen == "display" else {}
+    if lang in LANGUAGES:
+        query["lang"] = str(lang)
+    to = f"/report/{game_id}" + (f"?{urlencode(query)}" if query else "")
     return RedirectResponse(to, status_code=303)

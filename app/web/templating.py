@@ -33,6 +33,7 @@ from app.rules.core.messages import message, term
 from app.rules.core.names import CREW_NAME_LENGTH
 from app.rules.core.phases import ACTIONS
 from app.web.editor_words import field_words
+from app.web.hyphens import hyphenated
 from app.web.mapmarks import map_marks, short_name
 from app.web.words import label_filter, say, say_filter
 
@@ -387,6 +388,8 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         say=say_filter,
         label=label_filter,
         short_name=short_name,
+        # Soft hyphens in long words, for the rendering language (app/web/hyphens.py).
+        hyphenate=pass_context(lambda _context, value: hyphenated(str(value))),
     )
     env.globals.update(
         status_words=STATUS_WORDS,

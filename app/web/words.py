@@ -726,6 +726,9 @@ SENTENCES: dict[str, Sentence] = {
     "request_too_large": N_("A request may carry at most {limit} bytes."),
     "request_too_slow": N_("A request's body must arrive within {seconds} s."),
     "report_not_ready": N_("The after-action report opens when the GM ends the combat."),
+    "report_during_combat": N_(
+        "Combat {n} is being fought: the report opens again when the GM ends it."
+    ),
     "send_bearer_token": N_("Use the header Authorization: Bearer <token>."),
     "send_seat_or_gm_token": N_("Send your seat or GM token (Authorization: Bearer <token>)."),
     "stale_version": N_(

@@ -530,6 +530,56 @@
   }
   setInterval(tick, 250);
 
+  /* --- The GM's messages put away on a phone ---------------------------------------------------- */
+  // Which messages this phone has put away, for this game's page: hidden whenever the panel is
+  // drawn again.
+  function awayKey() { return "bc-away " + location.pathname; }
+  function putAway() {
+    try { return JSON.parse(localStorage.getItem(awayKey()) || "[]"); } catch (err) { return []; }
+  }
+  function hideAway() {
+    var away = putAway(), box = document.getElementById("messages");
+    if (!box || !body.classList.contains("screen-station")) return;
+    box.querySelectorAll(".message[data-message]").forEach(function (m) {
+      m.hidden = away.indexOf(m.dataset.message) >= 0;
+    });
+    box.classList.toggle("all-away", !box.querySelector(".message:not([hidden])"));
+  }
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest(".message-dismiss");
+    if (!button) return;
+    var away = putAway();
+    away.push(button.closest(".message").dataset.message);
+    try { localStorage.setItem(awayKey(), JSON.stringify(away.slice(-50))); } catch (err) { /* private mode */ }
+    hideAway();
+  });
+  body.addEventListener("htmx:oobAfterSwap", hideAway);
+  body.addEventListener("htmx:afterSettle", hideAway);
+  hideAway();
+
+  /* --- The room's reading, on the GM's dashboard ------------------------------------------------- */
+  // Whether the projector has had time to show the whole last reveal before the GM starts the
+  // next turn. The projector (static/js/reveal.js) keeps a page up three seconds an entry, eight
+  // at least; the dashboard counts the same entries from when it first showed the reveal, a time
+  // kept for the page's session so that a reload does not start it again.
+  var ROOM_SECONDS_PER_ENTRY = 3, ROOM_MIN_SECONDS = 8;
+  function roomReading() {
+    var spot = document.querySelector("#turn .room-reading");
+    var reveal = document.querySelector("#reveal[data-turn]");
+    if (!spot) return;
+    if (!reveal || !reveal.dataset.turn) { spot.hidden = true; return; }
+    var key = "bc-reveal-seen " + location.pathname + " " + reveal.dataset.turn;
+    var since = Number(sessionStorage.getItem(key));
+    if (!since) { since = Date.now(); sessionStorage.setItem(key, String(since)); }
+    var entries = reveal.querySelectorAll(".turn-tally > li, .results > li, .orders-revealed > li").length;
+    var needed = Math.max(ROOM_MIN_SECONDS, entries * ROOM_SECONDS_PER_ENTRY);
+    var left = Math.ceil(needed - (Date.now() - since) / 1000);
+    spot.textContent = say(left > 0 ? "room_reading" : "room_read", {turn: reveal.dataset.turn, s: left});
+    spot.classList.toggle("reading", left > 0);
+    spot.hidden = false;
+  }
+  setInterval(roomReading, 500);
+
   /* --- Connection: banner, reconnect on any close, resync when the phone wakes ------------------ */
   var socket = null;      // the live WebSocket, to tell its close from an old one's
   var wrapper = null;     // htmx-ext-ws's handle, which can reconnect

@@ -17,14 +17,14 @@
   function section() { return document.getElementById("reveal"); }
 
   function entries(el) {
-    return Array.prototype.slice.call(el.querySelectorAll(".results > li, .orders-revealed > li"));
+    return Array.prototype.slice.call(el.querySelectorAll(".turn-tally > li, .results > li, .orders-revealed > li"));
   }
 
   // The lists go in a window under the heading that clips them, so that a tall entry can be
   // moved up inside it without passing over the heading.
   function windowOf(el) {
     var win = el.querySelector(".reveal-window");
-    var lists = el.querySelectorAll(".results, .orders-revealed");
+    var lists = el.querySelectorAll(".turn-tally, .results, .orders-revealed");
     if (!win && lists.length) {
       win = document.createElement("div");
       win.className = "reveal-window";
@@ -51,7 +51,7 @@
     var current = pages[page] || [0, items.length, 0];
     items.forEach(function (item, i) { item.hidden = i < current[0] || i >= current[1]; });
     // A list with nothing on this page takes no room either.
-    el.querySelectorAll(".results, .orders-revealed").forEach(function (list) {
+    el.querySelectorAll(".turn-tally, .results, .orders-revealed").forEach(function (list) {
       list.hidden = !list.querySelector(":scope > li:not([hidden])");
     });
     if (win) win.scrollTop = current[2];
@@ -77,7 +77,7 @@
     if (mark) { mark.hidden = false; mark.textContent = "0/0"; }
     if (!win || !items.length) return found;
     items.forEach(function (item) { item.hidden = false; });
-    win.querySelectorAll(".results, .orders-revealed").forEach(function (list) { list.hidden = false; });
+    win.querySelectorAll(".turn-tally, .results, .orders-revealed").forEach(function (list) { list.hidden = false; });
     win.scrollTop = 0;
     var room = win.clientHeight - 2, start = 0, startY = items[0].getBoundingClientRect().top;
     items.forEach(function (item, i) {

@@ -175,6 +175,8 @@ def test_three_turns_with_a_hit_a_repair_and_a_server_restart(
     # Brought into view wherever the player had scrolled: its heading below the sticky bar.
     heading = prompt.locator("h2")
     expect(heading).to_be_in_viewport(ratio=1)
+    # The whole prompt, its Send button too, on the first screen: it comes before everything else.
+    expect(prompt.locator("button[type=submit]")).to_be_in_viewport(ratio=1)
     shot(engineering, "phone-engineering-allocation")
     assert small_targets(engineering) == []
     # 4 or 5 damage (the Pilot may have moved out of the grapnel's reach). The Hull must take at

@@ -107,7 +107,7 @@ def test_a_combat_to_a_win_its_report_on_projector_and_phone_then_the_next_comba
     for screen in (display, phone):
         href = screen.locator("#combat-end a.report-link").get_attribute("href")
         report = screen.context.new_page()
-        report.goto(f"{screen.url.rstrip('/')}/{href}" if href == "report" else str(href))
+        report.goto(f"{screen.url.rstrip('/')}/{href}" if href.startswith("report") else str(href))
         expect(report.locator("h1")).to_contain_text("After-action report")
         expect(report.locator("#combat-1")).to_contain_text("Turns played")
         rustjaw = report.locator("#combat-1 tr[data-ship=rustjaw]")

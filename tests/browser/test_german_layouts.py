@@ -20,7 +20,8 @@ PHONE = {"width": 390, "height": 844}
 
 # Whatever on a phone screen spills out: the page wider than the screen; a box whose content is
 # wider than itself without scrolling (a long German word in a button); a run of text cut by an
-# element that hides its overflow, or by the screen's edges (sideways).
+# element that hides its overflow, or by the screen's edges (sideways). A name ending in an
+# ellipsis with the whole of it in its title is shortened on purpose.
 SPILLS = """(root) => {
   const out = [];
   const doc = document.documentElement;
@@ -30,6 +31,9 @@ SPILLS = """(root) => {
     const style = getComputedStyle(el);
     if (style.display === 'inline' || el.clientWidth === 0) continue;
     if (el.closest('svg, .visually-hidden')) continue;
+    // A name cut short on purpose: an ellipsis, the whole name in its title.
+    const shortened = (e) => getComputedStyle(e).textOverflow === 'ellipsis' && e.title;
+    if (shortened(el)) continue;
     if (el.scrollWidth > el.clientWidth + 1 && !scrolls(style) && !el.closest('.map-scroll'))
       out.push('spills: ' + el.tagName + '.' + el.className + ' "' +
                el.textContent.trim().slice(0, 40) + '" ' + el.scrollWidth + '>' + el.clientWidth);
@@ -39,6 +43,7 @@ SPILLS = """(root) => {
     const node = walker.currentNode;
     const el = node.parentElement;
     if (!node.textContent.trim() || el.closest('svg, .map-scroll, .visually-hidden')) continue;
+    if (getComputedStyle(el).textOverflow === 'ellipsis' && el.title) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();

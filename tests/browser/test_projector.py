@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import create_game, shot
+from tests.browser.worst_case import shortened
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -111,9 +112,7 @@ def check_legible(page: Page, width: int, ships: int) -> None:
     cut = [
         t
         for t in texts
-        if t["clipped"]
-        and t["where"] not in ("log", "reveal")
-        and not (t["ellipsis"] and t["title"].startswith(t["text"].rstrip("…")))
+        if t["clipped"] and t["where"] not in ("log", "reveal") and not shortened(t)
     ]
     assert not cut, cut
     # Every panel whole on screen, and every ship's panel inside the ships' column.

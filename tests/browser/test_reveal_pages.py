@@ -24,7 +24,7 @@ TURN_PAGE_MS = 120_000
 # and which part of it (from, to: px below its top) is on screen, neither cut by the window nor by
 # any box that clips it.
 ENTRIES = """() => Array.from(document.querySelectorAll(
-    '#reveal .results > li, #reveal .orders-revealed > li')).map(li => {
+    '#reveal .turn-tally > li, #reveal .results > li, #reveal .orders-revealed > li')).map(li => {
   const r = li.getBoundingClientRect();
   let top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
   for (let up = li.parentElement; up; up = up.parentElement) {

@@ -195,3 +195,18 @@ def test_openapi_documents_every_command(client: TestClient) -> None:
         assert f"**{name}**" in described
     assert "`reason`: str (required)" in described
     assert client.get("/docs").status_code == 200
+
+
+def test_the_projector_starts_in_the_language_of_the_gm_who_made_the_game(
+    client: TestClient,
+) -> None:
+    """A German GM's game shows its projector in German from the start, whatever the venue's
+    laptop asks for; an English GM's stays English."""
+    german = client.post(
+        "/api/games", json={"scenario": "skirmish"}, headers={"Accept-Language": "de-DE,de;q=0.9"}
+    ).json()["game_id"]
+    english = client.post("/api/games", json={"scenario": "skirmish"}).json()["game_id"]
+    venue = {"Accept-Language": "en-US,en;q=0.9"}
+    shown = client.get(f"/display/{german}", headers=venue).text
+    assert '<html lang="de"' in shown and "Mit dem Handy beitreten" in shown
+    assert '<html lang="en"' in client.get(f"/display/{english}", headers=venue).text

@@ -179,3 +179,29 @@ async def test_e_evening_1_the_next_battle_comes_from_the_library_as_it_is_at_th
     with pytest.raises(BackupError) as refused:
         check_export(exported)
     assert refused.value.code == "BAD_BACKUP" and "move to another battle" in str(refused.value)
+
+
+async def test_e_evening_1_the_panel_says_which_version_the_table_plays(
+    session_factory: Sessions,
+) -> None:
+    """The organiser corrects the scenario in the editor: the Evening panel says the library has
+    a newer version than the table plays, until the table moves on to it."""
+    from app.service.evening import scenario_versions
+    from app.web.render import render_template
+
+    game_id, _, _ = await create_game(session_factory, "skirmish", seed=5)
+    await save_item(session_factory, "ship", ship_copy(), "Ada", expected_version=0)
+    await save_item(session_factory, "scenario", zone_scenario(), "Ada", expected_version=0)
+    assert await scenario_versions(session_factory, game_id, "skirmish") == (0, True)  # built in
+    await move_table_on(session_factory, game_id, "ring-fight", "gm:first")
+    assert await scenario_versions(session_factory, game_id, "ring-fight") == (1, True)
+    corrected = {**zone_scenario(), "description": "Corrected after the first battle."}
+    await save_item(session_factory, "scenario", corrected, "Bo", expected_version=1)
+    assert await scenario_versions(session_factory, game_id, "ring-fight") == (2, False)
+    panel = render_template(
+        "_gm_evening.html", scenarios=[], current={"id": "ring-fight", "name": "Ring"},
+        phase="downtime", command_id="c", newest=2, uses_newest=False, versions={},
+    )  # fmt: skip
+    assert "newer version (2)" in panel
+    await move_table_on(session_factory, game_id, "ring-fight", "gm:second")
+    assert await scenario_versions(session_factory, game_id, "ring-fight") == (2, True)

@@ -148,3 +148,22 @@ def test_g_end_2_players_and_projector_read_the_report_once_the_combat_ended(
         large = "?screen=display" if screen == "display" else ""
         assert moved.status_code == 303
         assert moved.headers["location"] == f"/report/{table.game_id}{large}"
+
+
+# rule: G-END-2
+def test_g_end_2_during_the_next_combat_a_phone_is_told_why_the_report_waits(
+    client: TestClient,
+) -> None:
+    table = Table(client)
+    pilot = table.seat("pilot")
+    url = f"/api/games/{table.game_id}/report"
+    table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="EndCombat")
+    assert client.get(url, headers=pilot["headers"]).status_code == 200
+    table.gm_command(type="StartNextCombat", seconds=0)
+    german = {**pilot["headers"], "Accept-Language": "de"}
+    refused = client.get(url, headers=german)
+    assert refused.status_code == 403 and refused.json()["code"] == "REPORT_NOT_READY"
+    assert "Kampf 2" in refused.json()["message"], refused.json()
+    page = client.get(f"/report/{table.game_id}", headers={"Accept-Language": "de"})
+    assert page.status_code == 403 and "Kampf 2" in page.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import uuid
 
 from fastapi.testclient import TestClient
@@ -169,3 +170,45 @@ def test_g_end_2_a_name_a_spreadsheet_would_run_comes_out_of_the_csv_as_text(
     cells = [row["name"] for row in rows]
     assert {"'" + name for name in names} <= set(cells)
     assert "Kestrel" in cells  # a plain name as it is
+
+
+# rule: G-END-2
+def test_the_projectors_report_link_opens_the_report_in_the_projectors_language(
+    client: TestClient, table: Table
+) -> None:
+    """The venue laptop's browser asks for English; the table plays in German: the projector's
+    "after-action report" opens in German, in the projector's large type."""
+    table.gm_command(type="SetDisplayLanguage", language="de")
+    table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="DestroyShip", ship="rustjaw")
+    table.gm_command(type="EndCombat")
+    venue = {"Accept-Language": "en-US,en;q=0.9"}
+    screen = client.get(f"/display/{table.game_id}", headers=venue).text
+    link = re.search(r'class="btn report-link" href="([^"]+)"', screen)
+    assert link is not None
+    report = client.get(f"/display/{table.game_id}/{link.group(1)}", headers=venue).text
+    assert "Gewonnen von" in report
+    assert 'class="screen-report report-projector"' in report
+
+
+# rule: G-END-2
+def test_the_spreadsheet_opens_in_a_german_spreadsheet(client: TestClient, table: Table) -> None:
+    """Beside the plain CSV for programs: UTF-8 with a byte order mark, the reader's headers and
+    yes/no, and the separator the locale expects (a semicolon in German)."""
+    table.seat("weapons", name="Jörg Müller")
+    table.gm_command(type="StartTurn", seconds=0)
+    table.gm_command(type="DestroyShip", ship="rustjaw")
+    table.gm_command(type="EndCombat")
+    page = client.get(f"/report/{table.game_id}?lang=de").text
+    link = re.search(r'href="(/report/[^"]+/spreadsheet\.csv[^"]*)"', page)
+    assert link is not None
+    sheet = client.get(link.group(1).replace("&amp;", "&"))
+    assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/csv")
+    assert sheet.content.startswith("\ufeff".encode())
+    rows = list(csv.reader(io.StringIO(sheet.content.decode("utf-8-sig")), delimiter=";"))
+    assert rows[0][:4] == ["Gefecht", "Szenario", "Kampf", "Runden"]
+    assert {row[7] for row in rows[1:]} == {"ja", "nein"}
+    english = client.get(f"/report/{table.game_id}/spreadsheet.csv?lang=en").content
+    assert english.decode("utf-8-sig").splitlines()[0].startswith("Battle,Scenario,Combat")
+    plain = client.get(f"/report/{table.game_id}.csv").text
+    assert plain.splitlines()[0].startswith("battle,scenario,combat,turns,ship")

@@ -71,7 +71,7 @@ def test_g_end_the_screens_say_a_side_is_beaten_then_link_the_report() -> None:
     ):
         html = render_page(audience, view, **PAGE)
         assert "Raiders can no longer fight (Rustjaw destroyed)" in html, audience
-        assert 'href="report"' not in html or audience == "gm"
+        assert 'href="report?lang=en"' not in html or audience == "gm"
     state = after(state, c.EndCombat())
     for audience, view in (
         ("display", display_view(state)),
@@ -79,7 +79,7 @@ def test_g_end_the_screens_say_a_side_is_beaten_then_link_the_report() -> None:
         ("station", station_view(state, "seat-p")),
     ):
         html = render_page(audience, view, **PAGE)
-        assert "Combat 1 is over" in html and 'href="report"' in html, audience
+        assert "Combat 1 is over" in html and 'href="report?lang=en"' in html, audience
         assert ('name="type" value="StartNextCombat"' in html) is (audience == "gm")
 
 

@@ -25,11 +25,11 @@ PANEL_IDS = {
     "station": [
         "who",
         "status",
+        "allocation",
         "combat-end",
         "messages",
         "me",
         "position",
-        "allocation",
         "hand",
         "pilot-map",
         "order-state",
@@ -328,3 +328,22 @@ def test_every_phone_gets_the_same_reveal_and_marks_its_own_order_itself() -> No
     seat = games.SEATS[ordered[0]]
     me = render_panels("station", station_view(state, seat), ["me"])
     assert f'.orders-revealed li[data-order="kestrel/{ordered[0]}"]' in me
+
+
+def test_a_phone_answers_the_allocation_first_and_old_messages_age_out() -> None:
+    """What Engineering must answer now (the damage allocation, on a clock) comes before the
+    GM's messages; messages from before the last turn are gone, and each can be put away."""
+    from app.rules import apply
+    from app.rules import commands as c
+
+    state = games.allocation_phase()
+    for turn, text in ((state["turn"] - 2, "Old news from long ago"), (state["turn"], "Fresh")):
+        state, _ = apply({**state, "turn": turn}, c.SendMessage(to="all", text=text))
+    state = {**state, "turn": games.allocation_phase()["turn"]}
+    page = render_page("station", station_view(state, "seat-e"), **PAGE)
+    assert page.index('id="allocation"') < page.index('id="messages"')
+    messages = page[
+        page.index('id="messages"') : page.index("</section>", page.index('id="messages"'))
+    ]
+    assert "Fresh" in messages and "message-dismiss" in messages
+    assert "Old news" not in messages

@@ -17,6 +17,7 @@ from .hooks import HOOKS
 from .messages import message, said, term
 from .orders import default_weapons, out_of_reach_now
 from .phases import ACTIONS, RESOLVE_STEPS, actions_for
+from .report import ATTACKS
 from .resolve import describe_order
 from .state import (
     State,
@@ -206,11 +207,54 @@ def _revealed(state: State) -> View | None:
         ship = state["ships"][order["ship"]]
         station = ship["stations"][order["station"]]
         orders.append({**order, **describe_order(state, ship, station, order)})
+    results = [public_event(e) for e in revealed["results"]]
     return {
         "turn": revealed["turn"],
+        "ships": _turn_tally(state, results),
         "orders": orders,
-        "results": [said(public_event(e)) for e in revealed["results"]],
+        "results": [said(e) for e in results],
     }
+
+
+def _turn_tally(state: State, results: list[dict[str, Any]]) -> list[View]:
+    """What the turn did to each ship, for the room to take in before the dice: its attacks and
+    strikes and how many hit, the damage it dealt, the Hull and Shields it lost, whether it was
+    destroyed. Ships that neither attacked nor were hit are left out."""
+    tally = {
+        ship_id: {
+            "ship": ship_id,
+            "name": ship["name"],
+            "side": ship["side"],
+            "attacks": 0,
+            "hits": 0,
+            "damage_dealt": 0,
+            "hull_lost": 0,
+            "shields_lost": 0,
+            "destroyed": False,
+        }
+        for ship_id, ship in state["ships"].items()
+    }
+    for event in results:
+        line = tally.get(str(event.get("ship")))
+        if line is None:
+            continue
+        kind = event["type"]
+        if kind == "HullHit":
+            line["hull_lost"] += 1
+        elif kind == "ShieldsHit":
+            line["shields_lost"] += int(event["points"])
+        elif kind == "ShipDestroyed":
+            line["destroyed"] = True
+        elif kind in ATTACKS or kind in HOOKS.report_attacks:
+            line["attacks"] += 1
+            if event.get("hit"):
+                line["hits"] += 1
+                line["damage_dealt"] += int(event.get("damage") or 0)
+    return [
+        line
+        for line in tally.values()
+        if line["attacks"] or line["hull_lost"] or line["shields_lost"] or line["destroyed"]
+    ]
 
 
 def public_event(event: dict[str, Any]) -> dict[str, Any]:

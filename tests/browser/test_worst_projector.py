@@ -1,0 +1,92 @@
+"""The projector on the worst table (tests/browser/worst_case.py) at 1920x1080 and 1280x720: as
+the GM adds ships from two to eight, before combat, while orders are open and after a reveal,
+through the cue's wave as turn 2 begins (and its RED ALERT), every ship and every station is on
+screen, no text is under the floor (24 px at 1920 wide, the
+same size on the wall at 1280), a name too long for its place ends in an ellipsis with the whole
+name in its title, and no word is split without a hyphen."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.screens import shot
+from tests.browser.worst_case import (
+    PROJECTORS,
+    WAIT,
+    Table,
+    projector_page,
+    projector_problems,
+    worst_table,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def settled(display: Page, table: Table) -> None:
+    expect(display.locator("#ship-status article.ship")).to_have_count(table.ships(), timeout=WAIT)
+    display.wait_for_timeout(300)
+
+
+def stations_shown(display: Page, table: Table) -> None:
+    """Every station of every ship has its line or chip on the projector."""
+    view = table.view()
+    wanted = {f"station-{s['id']}-{st['id']}" for s in view["ships"] for st in s["stations"]}
+    drawn = set(
+        display.evaluate(
+            "() => Array.from(document.querySelectorAll('#ship-status [id^=station-]'), e => e.id)"
+        )
+    )
+    assert wanted <= drawn, sorted(wanted - drawn)
+
+
+# At 1280x720 the right-hand column is too short once the wave's message and the ready list take
+# their share (the table's dice are seeded: the same turns every run): the last reveal's box holds
+# two lines and a half, so a three-line entry of it is cut mid-line.
+SHORT_COLUMN = pytest.mark.xfail(strict=True, reason="the reveal's box at 1280x720 during the wave")
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [PROJECTORS[0], pytest.param(PROJECTORS[1], marks=SHORT_COLUMN)],
+    ids=lambda v: f"{v['width']}x{v['height']}",
+)
+def test_every_ship_and_station_readable_from_two_to_eight_ships(
+    server: Server, browser: Any, viewport: dict[str, int]
+) -> None:
+    table = worst_table(server.base, ships=2)
+    display = projector_page(browser, table, viewport)
+    size = f"{viewport['width']}x{viewport['height']}"
+    settled(display, table)
+    assert not projector_problems(display), projector_problems(display)
+    stations_shown(display, table)
+    rng = random.Random(7)
+    for ships in range(3, 9):
+        table.grow(ships)
+        if ships == 3:
+            # Orders open, then a reveal, with three ships: the first layout's fullest moment.
+            table.command("StartTurn")
+            settled(display, table)
+            assert not projector_problems(display), ("orders", projector_problems(display))
+            table.order_all(rng)
+            if table.view()["game"]["phase"] == "orders":
+                table.command("CloseOrders")
+            expect(display.locator("#reveal")).to_contain_text("Runde 1", timeout=WAIT)
+            # The reveal's first page leads with what the turn did to each ship.
+            expect(display.locator("#reveal").locator("li:visible").first).to_have_class(
+                re.compile(r"\btally\b")
+            )
+        if ships == 4:
+            # Turn 2: the cue's wave of two raiders arrives, with RED ALERT and the cue's
+            # message; the last reveal stays up while orders are open.
+            table.command("StartTurn")
+            expect(display.locator("#alert")).to_contain_text("ROTER ALARM", timeout=WAIT)
+        settled(display, table)
+        shot(display, f"worst-projector-{size}-{table.ships()}")
+        assert not projector_problems(display), (ships, projector_problems(display))
+        stations_shown(display, table)
