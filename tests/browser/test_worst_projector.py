@@ -49,11 +49,17 @@ def stations_shown(display: Page, table: Table) -> None:
 # their share (the table's dice are seeded: the same turns every run): the last reveal's box holds
 # two lines and a half, so a three-line entry of it is cut mid-line.
 SHORT_COLUMN = pytest.mark.xfail(strict=True, reason="the reveal's box at 1280x720 during the wave")
+# A reveal entry taller than its box (a ship's line of the turn's tally, in German) is shown a box
+# at a time, and the box's last line is cut between pages: the room reads it whole only on the next.
+TALL_ENTRY = pytest.mark.xfail(strict=True, reason="a tally line taller than the reveal's box")
 
 
 @pytest.mark.parametrize(
     "viewport",
-    [PROJECTORS[0], pytest.param(PROJECTORS[1], marks=SHORT_COLUMN)],
+    [
+        pytest.param(PROJECTORS[0], marks=TALL_ENTRY),
+        pytest.param(PROJECTORS[1], marks=SHORT_COLUMN),
+    ],
     ids=lambda v: f"{v['width']}x{v['height']}",
 )
 def test_every_ship_and_station_readable_from_two_to_eight_ships(
