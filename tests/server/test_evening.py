@@ -200,7 +200,7 @@ async def test_e_evening_1_the_panel_says_which_version_the_table_plays(
     assert await scenario_versions(session_factory, game_id, "ring-fight") == (2, False)
     panel = render_template(
         "_gm_evening.html", scenarios=[], current={"id": "ring-fight", "name": "Ring"},
-        phase="downtime", command_id="c", newest=2, uses_newest=False, versions={},
+        phase="downtime", command_id="c", newest=2, uses_newest=False, versions={}, bench=[],
     )  # fmt: skip
     assert "newer version (2)" in panel
     await move_table_on(session_factory, game_id, "ring-fight", "gm:second")

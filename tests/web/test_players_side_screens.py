@@ -37,7 +37,7 @@ def test_g_ship_1_the_projector_draws_allianz_as_the_players() -> None:
         html.index("<title>Kestrel</title>") - 400 : html.index("<title>Kestrel</title>")
     ]
     assert "<polygon" in kestrel
-    assert re.search(r"Kestrel → Rustjaw</td>", html)
+    assert re.search(r"Kestrel</span> → <span[^>]*>Rustjaw</span></td>", html)
 
 
 def test_g_ship_1_the_gm_and_the_phones_draw_allianz_as_the_players() -> None:

@@ -63,7 +63,9 @@ def test_g_zone_6_the_projector_and_the_gm_draw_every_zone_terrain_cover_and_shi
         offsets = re.findall(r'class="zone-ship[^"]*" transform="translate\(0 ([\d.]+)\)"', group)
         assert len(set(offsets)) == len(ships)
     # The range between the sides in words.
-    assert re.search(r"Kestrel → Gutter Knife</td><td><b>Long</b></td><td>2 zones", html)
+    assert re.search(
+        r"Kestrel</span> → <span[^>]*>Gutter Knife</span></td><td><b>Long</b></td><td>2 zones", html
+    )
 
 
 def test_g_zone_6_the_pilot_sees_each_zones_cost_before_sending(ambush: State) -> None:
