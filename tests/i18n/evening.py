@@ -270,6 +270,9 @@ def _evening_panel(evening: Evening, table: _Table, after: str) -> None:
         current=table.state["scenario"],
         phase=table.state["phase"],
         bench=table.state.get("bench") or [],
+        newest=0,  # built-in scenarios: no library version to name
+        uses_newest=True,
+        versions={},
         command_id="x",
         csrf="",
     )
