@@ -95,7 +95,7 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
     yours = phones["amara-lind"]
     yours.goto(campaign)
     form = yours.locator("#campaign-yours form.place-form")
-    expect(form).to_contain_text("Place 1 point")
+    expect(form).to_contain_text("Place 1 point", timeout=WAIT)  # its page asks every 4 s
     assert small_targets(yours) == []
     shot(yours, "phone-campaign-place")
     form.locator("input[name='points.strength']").fill("1")
