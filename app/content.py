@@ -113,7 +113,7 @@ def _read_all(folder: Path, base: Path, parse: Callable[[dict[str, Any], str], T
     found = []
     for path in sorted(folder.glob("*.toml")):
         data, name = _read_toml(path, base)
-        # Translations (issue 30) are checked apart and never reach the engine.
+        # Translations are checked apart and never reach the engine.
         found.append(parse(without_translations(data, name, KINDS[parse]), name))
     return found
 

@@ -137,7 +137,7 @@ async def _attack_and_next_turn(factory: Any, game_id: Any) -> dict[str, Any]:
 
 
 async def test_g_turn_3_an_export_with_unkeyed_dice_is_refused(db_url: str) -> None:
-    """Issue 31: a format-1 file, or any file whose generator is splitmix64, would bring back
+    """A format-1 file, or any file whose generator is splitmix64, would bring back
     dice a player can work out from a few rolls. Refused with a sentence; nothing written."""
     engine, factory = await _factory(db_url)
     with pytest.raises(BackupError) as format_1:
@@ -302,7 +302,7 @@ BAD_FILES: list[tuple[str, Callable[[dict[str, Any]], Any], str, str]] = [
 async def test_a_bad_file_gets_a_sentence_and_nothing_is_written(
     db_url: str, change: Callable[[dict[str, Any]], Any], code: str, words: str
 ) -> None:
-    """Issue 31: the whole file is checked against the engine before anything is written."""
+    """The whole file is checked against the engine before anything is written."""
     engine, factory = await _factory(db_url)
     data = await _played_export(factory)
     await import_game(factory, copy.deepcopy(data))  # the file as exported is good
@@ -336,7 +336,7 @@ def _somewhere(data: Any, pick: random.Random) -> tuple[Any, Any]:
 
 @pytest.mark.slow
 async def test_whatever_a_file_holds_the_answer_is_a_sentence(db_url: str) -> None:
-    """Issue 31: a value anywhere in the file replaced by junk, or a key dropped, is imported
+    """A value anywhere in the file replaced by junk, or a key dropped, is imported
     (when the engine can play it) or refused with BackupError, never an exception's traceback."""
     engine, factory = await _factory(db_url)
     good = await _played_export(factory)
@@ -408,7 +408,7 @@ def test_every_state_a_game_goes_through_passes_the_check(scenario: str) -> None
 
 
 async def test_an_import_issues_a_fresh_gm_token_and_frees_the_files_seats(db_url: str) -> None:
-    """Issue 31: token hashes chosen by the file's maker open nothing here. The GM gets a new
+    """Token hashes chosen by the file's maker open nothing here. The GM gets a new
     token; the file's seats are freed as the GM's Free frees one, for their players to join
     again with the code. Only the GM's own file, on request, keeps them."""
     engine, factory = await _factory(db_url)
@@ -463,7 +463,7 @@ async def test_keep_tokens_keeps_the_gm_link_and_the_phones_seated(db_url: str) 
 async def test_every_text_is_held_to_the_name_and_text_rules_and_every_problem_is_named(
     db_url: str,
 ) -> None:
-    """Issue 40: the file's names meet the one name rule (a crew member's at most 40 characters,
+    """The file's names meet the one name rule (a crew member's at most 40 characters,
     a ship's 60, no control or bidi characters) and its other texts the content's text rules,
     as the editor and the engine hold them; a file that breaks any is refused whole, naming
     each place."""
@@ -507,7 +507,7 @@ INVISIBLE = "A name may not contain invisible or control characters"
 async def test_m_seats_1_a_file_that_seats_a_player_aboard_an_npc_ship_is_refused(
     db_url: str,
 ) -> None:
-    """Issue 40: players sit only on players' ships, whoever asks; a file's seat aboard the
+    """Players sit only on players' ships, whoever asks; a file's seat aboard the
     enemy's ship would open its station and order for it with --keep-tokens."""
     engine, factory = await _factory(db_url)
     *_, data = await _seated_export(factory)
@@ -533,7 +533,7 @@ async def test_m_seats_1_a_file_that_seats_a_player_aboard_an_npc_ship_is_refuse
 async def test_a_file_nested_deeper_than_any_game_is_refused_before_it_is_read(
     db_url: str,
 ) -> None:
-    """Issue 40: the engine, the checks and the database's JSON all recurse; a file is refused
+    """The engine, the checks and the database's JSON all recurse; a file is refused
     past NESTING_MAX levels (a game nests about a dozen) before any of them reads it."""
     engine, factory = await _factory(db_url)
     good = await _played_export(factory)

@@ -1,4 +1,4 @@
-"""The content library (issue 33): ship classes, decks, characters and scenarios a GM writes in
+"""The content library: ship classes, decks, characters and scenarios a GM writes in
 the browser, stored in PostgreSQL with every version they have had.
 
 An item's data has the shape of a file of `scenarios/` (a dict as TOML reads it), and is checked
@@ -51,7 +51,7 @@ Data = dict[str, Any]
 Content = dict[str, dict[str, Data]]  # {kind: {id: data}}, as `games.content` holds it
 KINDS = tuple(FOLDERS)
 
-# Caps (issue 33), beyond what the content checks themselves bound (40 zones, 8 ships, 60 boxes
+# Caps, beyond what the content checks themselves bound (40 zones, 8 ships, 60 boxes
 # a track, 20 copies of a card): every game carries the whole library, so it stays small.
 ITEMS_MAX = 100  # of each kind
 ITEM_BYTES_MAX = 64 * 1024  # an item's data as JSON

@@ -1,4 +1,4 @@
-"""The organisers' content editor (issue 33): ship classes, decks, characters and scenarios
+"""The organisers' content editor: ship classes, decks, characters and scenarios
 (with their zone maps) in the content library, which every game on this server can use.
 
 Content is shared by the whole server, so the editor opens with the organiser key that

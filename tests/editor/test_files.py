@@ -1,4 +1,4 @@
-"""TOML in and out (issue 33): the format and folders of `scenarios/`; every built-in exported
+"""TOML in and out: the format and folders of `scenarios/`; every built-in exported
 and imported again is the same content; an import names the file and field of every problem,
 and saves all of its items or none."""
 

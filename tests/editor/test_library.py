@@ -1,4 +1,4 @@
-"""The content library (issue 33): items saved whole and valid or not at all, with versions
+"""The content library: items saved whole and valid or not at all, with versions
 (who, when, what changed) and restores; a game keeps the library it began with."""
 
 from __future__ import annotations

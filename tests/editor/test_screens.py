@@ -1,4 +1,4 @@
-"""The editor's screens (issue 33): copy, change and save through the form; problems beside
+"""The editor's screens: copy, change and save through the form; problems beside
 their fields; rows added and removed; the live preview; history and restore."""
 
 from __future__ import annotations

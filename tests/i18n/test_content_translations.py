@@ -1,6 +1,6 @@
 """Scenario content in German: every shipped file translates what people read, and the content
 checks refuse a translation of a field, entry or language that does not exist, naming the file
-and the field (issue 30)."""
+and the field."""
 
 import shutil
 import tomllib

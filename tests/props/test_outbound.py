@@ -1,5 +1,5 @@
 """Props hear the game: public events reach a real Mosquitto on their topics, in the order they
-happened, and nothing private reaches it (issue 34)."""
+happened, and nothing private reaches it."""
 
 from __future__ import annotations
 

@@ -239,7 +239,7 @@ def test_shipped_scenarios_set_players_against_npc_ships() -> None:
 
 # rule: M-NPC-2
 def test_m_npc_2_every_shipped_scenario_with_npc_ships_has_them_fight_on_their_own() -> None:
-    """Enemy ships that wait for the GM's click every turn pass when the GM forgets (issue 32)."""
+    """Enemy ships that wait for the GM's click every turn pass when the GM forgets."""
     with_npcs = [
         s for s in load_catalogue().scenarios.values() if any(sh.crew == "npc" for sh in s.ships)
     ]
@@ -385,7 +385,7 @@ def test_g_map_1_ship_outside_the_map_is_refused() -> None:
     assert "off the map" in refused(error, SCENARIO, "ships[1].x")
 
 
-# rule: G-SHIP-1 (issue 31: a game holds at most SHIPS_MAX ships, the projector's count)
+# rule: G-SHIP-1 (a game holds at most SHIPS_MAX ships, the projector's count)
 def test_g_ship_1_a_scenario_places_at_most_eight_ships() -> None:
     data = scenario_data()
     extra = [{**data["ships"][1], "id": f"n{i}", "name": f"N{i}", "x": i} for i in range(6)]

@@ -1,4 +1,4 @@
-"""Module `cues` (M-CUES-1..7, issue 34): a scenario's cues, each a trigger and the commands it
+"""Module `cues` (M-CUES-1..7): a scenario's cues, each a trigger and the commands it
 gives when it fires, played through `apply`. Most tests put cues read from TOML-shaped data into
 a game of a shipped scenario."""
 

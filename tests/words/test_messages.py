@@ -1,4 +1,4 @@
-"""Issue 30: every sentence the engine writes for people is a message id with parameters, and
+"""Every sentence the engine writes for people is a message id with parameters, and
 every id has an English sentence (app/web/words.py) and a German one (translations/de), whose
 placeholders are the parameters the engine passes.
 
@@ -209,7 +209,7 @@ def test_every_message_the_source_names_has_a_sentence_with_its_parameters() -> 
 
 
 def test_no_refusal_of_the_server_is_a_sentence_in_english() -> None:
-    """Issue 30: a ServiceError or a refusal says a message (an id and its parameters), which
+    """A ServiceError or a refusal says a message (an id and its parameters), which
     words.py words in the reader's language; a literal or f-string sentence would stay English."""
     english = []
     for path in _source_files():

@@ -512,7 +512,7 @@ SETTINGS_RANGES = {
     "allocation_seconds": (5, 600),
     "sound_volume": (0, 100),
 }
-# The projector's sound (issue 22): not in scenarios, so games start with these and older saved
+# The projector's sound: not in scenarios, so games start with these and older saved
 # games read them as set.
 SOUND_DEFAULTS: dict[str, int | bool] = {"sound": True, "sound_volume": 80}
 
