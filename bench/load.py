@@ -1281,7 +1281,7 @@ class Run:
         turn opened an allocation window that expired too). Any other difference stops the game
         (the check then tells whether the server kept what it acknowledged)."""
         with contextlib.suppress(Exception):
-            status, body = await pool.request("GET", f"/api/games/{game.game_id}/view")
+            status, body = await _read_view(pool, game)
             expired = body["version"] - 4 - len(game.history) if status == 200 else 0
             if self._expired(game, expired, [], game.next - 1):
                 return
@@ -1318,7 +1318,7 @@ class Run:
         keeps sweeping while the run drains and this check reads)."""
         bad = 0
         for g in games:
-            status, body = await pool.request("GET", f"/api/games/{g.game_id}/view")
+            status, body = await _read_view(pool, g)
             seen = expected_display(body["view"]) if status == 200 else None
             applied = body["version"] - 4 if status == 200 else -1
             tails = [[], [g.unsure]] if g.unsure is not None else [[]]
@@ -1345,6 +1345,17 @@ class Run:
                     if mine is not None:
                         _diff(seen, mine)
         return "ok" if bad == 0 else f"{bad} games differ"
+
+
+async def _read_view(pool: HttpPool, game: Game) -> tuple[int, Any]:
+    """A game's view as the server keeps it. Reads are paced per address, and the checks read
+    every game from one: a 429 is waited out, as a phone's next ask would be."""
+    for _ in range(120):
+        status, body = await pool.request("GET", f"/api/games/{game.game_id}/view")
+        if status != 429:
+            break
+        await asyncio.sleep(0.5)
+    return status, body
 
 
 def _diff(a: Any, b: Any, path: str = "") -> None:
