@@ -281,9 +281,11 @@ async def begin_evening(
     modules: Iterable[str] = (),
     *,
     modules_off: Iterable[str] = (),
+    language: str | None = None,
 ) -> tuple[uuid.UUID, str, str]:
     """A game of `scenario_id` begun from the roster, and the campaign's evening it is, in the
-    game's first transaction: (game id, join code, GM token)."""
+    game's first transaction: (game id, join code, GM token). Its projector speaks `language`
+    (the GM's) from the start, as any new game's does."""
     key = campaign_key(campaign_id)
 
     async def from_roster(game: LockedGame) -> None:
@@ -316,6 +318,7 @@ async def begin_evening(
         modules_off=modules_off,
         inside=from_roster,
         classes=classes,
+        language=language,
     )
 
 

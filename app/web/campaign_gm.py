@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.i18n import requested
 from app.rules import Actor
 from app.rules.campaign.state import CARE
 from app.rules.core.messages import message
@@ -122,7 +123,9 @@ async def start_evening(
     """G-CAMP-1: the next evening, a game begun from the roster; the GM goes to its dashboard."""
     try:
         key = await _gm(request, session_factory, campaign_id)
-        game_id, _, gm_token = await begin_evening(session_factory, key, scenario)
+        game_id, _, gm_token = await begin_evening(
+            session_factory, key, scenario, language=requested.get()
+        )
     except ServiceError as error:
         return await _gm_page(request, session_factory, campaign_id, error)
     response = RedirectResponse(f"/gm/{game_id}", status_code=303)

@@ -44,12 +44,14 @@ from .deps import (
     GmCaller,
     SessionFactoryDep,
     csrf_token,
+    get_hub,
     gm_caller,
     gm_cookie,
     set_cookie,
 )
 from .fields import decimal_number, is_whole_number, whole_number
 from .join import join_qr, public_url
+from .live.presence import with_phones
 from .reading import off_loop, read_view, speaking_game
 from .render import render_template
 from .screen import (
@@ -70,6 +72,7 @@ router = APIRouter(tags=["gm"])
 GM_NUMBER_MAX = 1_000_000
 GM_DECIMAL_MAX = 1e12
 NPC_SEEDS = 1_000_000  # a command's whole numbers go up to a million (parse_command)
+STATIONS_MAX = 40  # eight ships of five stations: more than a game holds is not read
 
 
 # --- Lobby: a new game ----------------------------------------------------------------------------
@@ -176,7 +179,10 @@ async def dashboard(
     qr = join_qr(request, info.join_code)
     # Only a server with a broker has props to tell it to.
     props_code = info.props_code if getattr(request.app.state, "props", None) else None
-    return await screen_page(request, session_factory, "gm", key, "gm", props_code=props_code, **qr)
+    phones = with_phones({}, get_hub(request).phones(key))
+    return await screen_page(
+        request, session_factory, "gm", key, "gm", parts=phones, props_code=props_code, **qr
+    )
 
 
 @router.get("/gm/{game_id}/link", response_class=HTMLResponse)
@@ -190,8 +196,11 @@ async def gm_link(request: Request, game_id: GameId, gm: GmCaller, show: bool = 
 
 
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
-async def gm_panels(game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller) -> Response:
-    return await panels(session_factory, "gm", game_id, "gm")
+async def gm_panels(
+    request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
+) -> Response:
+    phones = with_phones({}, get_hub(request).phones(game_id))
+    return await panels(session_factory, "gm", game_id, "gm", phones)
 
 
 @router.post("/gm/{game_id}/command", response_class=HTMLResponse)
@@ -225,6 +234,27 @@ async def npc_auto(
 ) -> Response:
     """Let the NPCs choose: a legal order (or a pass) for every NPC station still waiting."""
     return await _npc_orders(session_factory, game_id, gm, pass_all=False)
+
+
+@router.post("/gm/{game_id}/offline-pass", response_class=HTMLResponse)
+async def offline_pass(
+    game_id: GameId,
+    session_factory: SessionFactoryDep,
+    gm: GmCaller,
+    csrf: CsrfChecked,
+    station: Annotated[list[str], Form(max_length=200)],
+) -> Response:
+    """Pass for each station the dashboard listed as waiting with its phone offline ("ship/
+    station"): the GM's PassOrder for each, the first refusal answered as a toast."""
+    for key in station[:STATIONS_MAX]:
+        ship, _, station_id = key.partition("/")
+        data = {"type": "PassOrder", "ship": ship, "station": station_id}
+        answer = await answer_command(
+            session_factory, game_id, data, gm.actor, secrets.token_hex(12)
+        )
+        if answer.status_code != 204:
+            return answer
+    return Response(status_code=204)
 
 
 async def _npc_orders(

@@ -277,11 +277,15 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
     "gm": {
         "turn": ("can_undo", "game", "settings", NAMES, "ships.*.stations.*.{id,label}"),
         "combat_end": COMBAT_END,
+        # Who is connected (`phones`, the hub's, not the game's: app/web/live/presence.py)
+        # against which seat holds each station.
         "waiting": (
             "game.phase",
-            "ships.*.{id,crew,destroyed,out}",
-            "ships.*.stations.*.{id,manned,operational,role}",
+            "ships.*.{id,name,crew,destroyed,out}",
+            "ships.*.stations.*.{id,label,manned,operational,role}",
             "ready",
+            "seats",
+            "phones",
         ),
         "orders": Panel(
             ("game.phase", LISTED),

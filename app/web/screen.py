@@ -57,14 +57,17 @@ async def screen_page(
     audience: Audience,
     game_id: uuid.UUID,
     viewer: Viewer,
+    parts: dict[str, Any] | None = None,
     **extra: Any,
 ) -> HTMLResponse:
-    """A screen's whole page, as `viewer` sees the game; `extra` holds what only some screens
-    show (the join QR)."""
+    """A screen's whole page, as `viewer` sees the game, with `parts` of its view that are not
+    the game's (the GM's phones connected); `extra` holds what only some screens show (the join
+    QR)."""
     try:
         version, view = await read_view(session_factory, game_id, viewer)
     except ServiceError as error:
         return error_page(request, error)
+    view = {**view, **(parts or {})}
     token = csrf_token(request)
     async with speaking_game(session_factory, game_id):
         html = await off_loop(
@@ -81,10 +84,16 @@ async def screen_page(
 
 
 async def panels(
-    session_factory: SessionFactory, audience: Audience, game_id: uuid.UUID, viewer: Viewer
+    session_factory: SessionFactory,
+    audience: Audience,
+    game_id: uuid.UUID,
+    viewer: Viewer,
+    parts: dict[str, Any] | None = None,
 ) -> HTMLResponse:
-    """Every panel of a screen, out of band: what a screen fetches when it wakes up."""
+    """Every panel of a screen, out of band: what a screen fetches when it wakes up (`parts` as
+    for `screen_page`)."""
     version, view = await read_view(session_factory, game_id, viewer)
+    view = {**view, **(parts or {})}
     async with speaking_game(session_factory, game_id):
         html = await off_loop(render_push, audience, view, version)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})

@@ -332,3 +332,29 @@ def app_state_raw(app: Any, campaign: str) -> Any:
         return (await load_campaign(sessions, campaign))[1]
 
     return _run(app, read)
+
+
+def test_a_campaigns_next_evening_shows_its_projector_in_the_gms_language(app: TestClient) -> None:
+    """The evening's game speaks the language of the GM who began it on the projector from the
+    start, as a game made in the lobby does, whatever the venue's laptop asks for."""
+    gm = device(app)
+    german = {"Accept-Language": "de-DE,de;q=0.9"}
+    lobby = gm.get("/gm", headers=german)
+    made = gm.post(
+        "/gm/campaigns",
+        data={"name": CAMPAIGN, "csrf": csrf_of(lobby.text)},
+        headers=german,
+        follow_redirects=False,
+    )
+    gm_page = made.headers["location"].split("?")[0]
+    page = gm.get(gm_page, headers=german)
+    started = gm.post(
+        f"{gm_page}/evening",
+        data={"scenario": "convoy", "csrf": csrf_of(page.text)},
+        headers=german,
+        follow_redirects=False,
+    )
+    assert started.status_code == 303, started.text
+    game = started.headers["location"].rsplit("/", 1)[1]
+    shown = device(app).get(f"/display/{game}", headers={"Accept-Language": "en-US,en;q=0.9"})
+    assert '<html lang="de"' in shown.text and "Mit dem Handy beitreten" in shown.text

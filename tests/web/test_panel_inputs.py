@@ -28,6 +28,7 @@ from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
 from app.service import canonical, view_for
 from app.web import render as panels
+from app.web.live.presence import with_phones
 from app.web.render import PANELS, PLANS, TREES, Inputs, Screen, render_panels
 
 State = dict[str, Any]
@@ -86,6 +87,13 @@ def game(request: pytest.FixtureRequest) -> tuple[list[State], list[str]]:
     return _game(request.param, seed=7, steps=90)
 
 
+def _view(state: State, viewer: Any, seats: list[str]) -> dict[str, Any]:
+    """A screen's view; the GM's with the phones connected, as the hub gives it: one of the
+    bridge's phones offline."""
+    view = view_for(state, viewer)
+    return with_phones(view, seats[1:]) if viewer == "gm" else view
+
+
 def _viewers(audience: str, seats: list[str]) -> list[Any]:
     if audience == "station":
         return [("seat", seat) for seat in seats]
@@ -125,7 +133,7 @@ def _every_view(game: tuple[list[State], list[str]]) -> Iterator[tuple[str, Any,
     for audience in PANELS:
         for viewer in _viewers(audience, seats):
             for index, state in enumerate(states):
-                yield audience, viewer, index, view_for(state, viewer)
+                yield audience, viewer, index, _view(state, viewer, seats)
 
 
 @pytest.mark.parametrize(("audience", "name"), SCREENS)
@@ -137,7 +145,7 @@ def test_a_panel_shows_nothing_but_its_inputs(
     tree = TREES[(audience, name)]
     for viewer in _viewers(audience, seats):
         for index in range(0, len(states), 7):
-            view = view_for(states[index], viewer)
+            view = _view(states[index], viewer, seats)
             other = _outside(view, tree, index)
             assert other != view
             own = PLANS[(audience, name)].own
@@ -220,7 +228,7 @@ def test_an_entry_drawn_from_its_inputs_is_what_its_panel_draws(
     checked = 0
     for viewer in _viewers(audience, seats):
         for index in range(0, len(states), 5):
-            view = view_for(states[index], viewer)
+            view = _view(states[index], viewer, seats)
             whole = render_panels(audience, view, (name,))
             screen = Screen(audience, view)
             for at, items in enumerate(PANELS[audience][name].items):

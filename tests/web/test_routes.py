@@ -3,6 +3,7 @@ answer with panels or a toast, and the GM's link."""
 
 from __future__ import annotations
 
+import html
 import re
 import time
 
@@ -350,6 +351,34 @@ def test_a_turn_waiting_for_npc_orders_says_so_and_the_room_sees_every_ship(
     room = _panel(client.get(f"/display/{game_id}").text, "ready")
     rustjaw = room[room.index('id="ready-rustjaw"') :]
     assert "✓ ready" in rustjaw and "… choosing" not in rustjaw
+
+
+def test_the_gm_passes_in_one_tap_for_every_station_whose_phone_is_offline(
+    client: TestClient,
+) -> None:
+    """Two players joined but no phone of theirs is connected (no socket opened): the waiting
+    line names both stations, and the one button passes for both, which reveals the turn."""
+    game_id, code = new_game(client)
+    gm = dict(client.cookies)
+    for seat, name in (("kestrel/weapons", "Ann"), ("kestrel/engineering", "Bo")):
+        client.cookies.clear()  # two phones
+        join(client, code, seat, name)
+    client.cookies.clear()
+    client.cookies.update(gm)
+    dashboard = client.get(f"/gm/{game_id}")
+    headers = {"X-CSRF-Token": csrf_of(dashboard.text)}
+    assert client.post(f"/gm/{game_id}/command", data={"type": "StartTurn"}, headers=headers)
+    waiting = html.unescape(_panel(client.get(f"/gm/{game_id}").text, "waiting"))
+    for station in ("Weapons", "Engineering"):
+        assert f"Waiting for {station} on Kestrel — their phone is offline." in waiting
+    assert 'hx-post="offline-pass"' in waiting
+    stations = re.findall(r'name="station" value="(kestrel/\w+)"', waiting)
+    assert sorted(stations) == ["kestrel/engineering", "kestrel/weapons"]
+    passed = client.post(f"/gm/{game_id}/offline-pass", data={"station": stations}, headers=headers)
+    assert passed.status_code == 204, passed.text
+    view = client.get(f"/api/games/{game_id}/view").json()["view"]
+    assert view["game"]["phase"] == "turn_end" and view["revealed"]
+    assert "offline" not in _panel(client.get(f"/gm/{game_id}").text, "waiting")
 
 
 def _move_on(client: TestClient, game_id: str, headers: dict[str, str], scenario: str) -> None:

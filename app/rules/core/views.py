@@ -433,6 +433,11 @@ def gm_view(state: State, shared: View | None = None) -> View:
         for ship in ships_in_order(state)
     }
     view["orders"] = {ship["id"]: {} for ship in ships_in_order(state)}
+    # Which seat holds each crewed station: the web layer knows which seats' phones are connected.
+    view["seats"] = {
+        ship["id"]: {st["id"]: st["crew"]["seat"] for st in stations_in_order(ship) if st["crew"]}
+        for ship in ships_in_order(state)
+    }
     for order in state["orders"].values():
         view["orders"].setdefault(order["ship"], {})[order["station"]] = order
     view["characters"] = [_character(state, cid) for cid in state["characters"]]

@@ -36,6 +36,7 @@ from app.service.games import game_words
 from app.settings import Settings
 from app.web.render import (
     PANELS,
+    PLANS,
     Fragment,
     Inputs,
     PanelCache,
@@ -49,7 +50,9 @@ from app.web.render import (
 )
 from app.web.words import say
 
+from . import presence
 from .listener import Listener
+from .presence import Presence, with_phones
 
 log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS: float = Settings.model_fields["heartbeat_s"].default
@@ -174,6 +177,10 @@ class Room:
     # The words its sockets were last pushed in: other ones, after a move to another battle,
     # are pushed whole.
     words: Words | None = None
+    # Which phones are connected (the GM's screens show it), and whether the GM's screens must
+    # be brought up to a change of it.
+    presence: Presence = field(default_factory=Presence)
+    presence_changed: bool = False
 
 
 def event_message(event: dict[str, Any]) -> str:
@@ -249,6 +256,8 @@ class Hub:
         )
         room = self._rooms.setdefault(game_id, Room(game_id))
         room.joining += 1
+        phone = viewer[1] if audience == "station" and isinstance(viewer, tuple) else None
+        counted = False
         try:
             try:
                 async with room.lock:
@@ -257,6 +266,10 @@ class Hub:
                     )
                     room.connections.add(connection)
                     self._joined_at(room, version)
+                if phone is not None:
+                    counted = True
+                    if room.presence.came(phone):
+                        self._presence_changed(game_id)
             finally:
                 room.joining -= 1
                 if not room.joining:
@@ -274,7 +287,24 @@ class Hub:
         finally:
             connection.closed = True
             room.connections.discard(connection)
+            if counted and phone is not None:
+                room.presence.went(phone)
+                if self._loop is not None:  # the GM is told once the phone's grace is over
+                    self._loop.call_later(
+                        presence.GRACE_SECONDS + 0.05, self._presence_changed, game_id
+                    )
             self._forget_if_idle(room)
+
+    def phones(self, game_id: uuid.UUID) -> list[str]:
+        """The seats of the game whose phone is connected here (app/web/live/presence.py)."""
+        room = self._rooms.get(game_id)
+        return room.presence.phones() if room is not None else []
+
+    def _presence_changed(self, game_id: uuid.UUID) -> None:
+        room = self._rooms.get(game_id)
+        if room is not None and self._loop is not None:
+            room.presence_changed = True
+            self._schedule(room)
 
     def _joined_at(self, room: Room, version: int) -> None:
         if room.pushed < 0:  # the first socket here: later rounds start from its version
@@ -337,8 +367,9 @@ class Hub:
         into the next round, so a burst costs a few rounds, not one per command."""
         failures = 0
         try:
-            while room.resync or room.pushed < room.wanted:
+            while room.resync or room.pushed < room.wanted or room.presence_changed:
                 resync, room.resync = room.resync, False
+                room.presence_changed = False
                 try:
                     async with room.lock:
                         await push_round(self._session_factory, room, resync)
@@ -389,6 +420,23 @@ def _own_locale(connection: Connection) -> str | None:
     return None if connection.audience == "display" else connection.locale
 
 
+def _screen_view(
+    room: Room, state: State, viewer: Viewer, common: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A viewer's view as its screens show it: the GM's with the phones connected."""
+    view = view_for(state, viewer, common)
+    return with_phones(view, room.presence.phones()) if viewer == "gm" else view
+
+
+# The panels that read who is connected, by audience.
+_PRESENCE_PANELS = {
+    audience: {
+        name for (of, name), plan in PLANS.items() if of == audience and "phones" in plan.own
+    }
+    for audience in PANELS
+}
+
+
 def by_panel(connection: Connection) -> bool:
     return connection.fmt == "html" and connection.audience in PANELS
 
@@ -425,14 +473,16 @@ async def welcome(
             room.panels.clear()
             room.joined_words = words
     version, state = room.joined
-    view = view_for(state, connection.viewer)
+    view = _screen_view(room, state, connection.viewer)
     locale = screen_locale(connection.audience, view, _own_locale(connection))
     with speaking_content(room.joined_words or {}):
         if by_panel(connection):
             screen = Screen(connection.audience, view, locale=locale)
             everything, connection.shown = screen.everything()
             if shown == shown_as(version, locale):
-                connection.welcome = [version_marker(version, locale)]
+                # Who is connected is not in the version: what the page showed of it may be old.
+                live = [f for f in everything if f[1] in _PRESENCE_PANELS[connection.audience]]
+                connection.welcome = [screen.message(version, live, room.panels)]
             else:
                 connection.welcome = [screen.message(version, everything, room.panels)]
         else:
@@ -458,6 +508,8 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
         version, state = await load_state(factory, room.game_id)
     room.wanted = max(room.wanted, version)
     connections = list(room.connections)
+    if version <= room.pushed and not resync:  # only who is connected changed: the GM's screens
+        connections = [c for c in connections if c.viewer == "gm"]
     if version > room.pushed and any(c.audience == "events" for c in connections):
         _, events = await events_after(factory, room.game_id, room.pushed, "display")
         messages = [(event["version"], event_message(event)) for event in events]
@@ -478,7 +530,7 @@ async def push_round(factory: SessionFactory, room: Room, resync: bool) -> None:
     pace = Pace()
     for members in by_key.values():
         first = members[0]
-        view = view_for(state, first.viewer, common)  # one per viewer, shared by its sockets
+        view = _screen_view(room, state, first.viewer, common)  # one per viewer, for its sockets
         locale = screen_locale(first.audience, view, _own_locale(first))
         try:
             with speaking_content(words):

@@ -1,0 +1,83 @@
+"""A turn that waits on a phone gone offline: the GM's dashboard names the station and offers the
+pass that moves the turn on. Who is connected is the hub's (app/web/live/presence.py), pushed to
+the GM's screens as phones come and go, never stored."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from app.web.live import presence
+
+from .conftest import AsyncTable, LiveServer
+
+OFFLINE = "Waiting for Weapons on Kestrel — their phone is offline."
+
+
+@pytest.fixture
+async def table(live: LiveServer) -> AsyncIterator[AsyncTable]:
+    async with httpx.AsyncClient(base_url=live.http, timeout=10) as http:
+        yield await AsyncTable(http).create()
+
+
+@pytest.fixture(autouse=True)
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(presence, "GRACE_SECONDS", 0.5)
+
+
+def _waiting(message: str) -> str | None:
+    """The text of the GM's waiting panel in a push, if the push carries it."""
+    found = re.search(r'<div id="waiting".*?</div>\s*(?=<|$)', message, re.S)
+    return html.unescape(found.group(0)) if found else None
+
+
+async def _next_waiting(gm: ClientConnection, within: float = 10.0) -> str:
+    """The waiting panel of the next push that carries one."""
+    while True:
+        shown = _waiting(str(await asyncio.wait_for(gm.recv(), within)))
+        if shown is not None:
+            return shown
+
+
+async def test_the_gm_is_told_which_station_waits_on_an_offline_phone_and_can_pass_for_it(
+    live: LiveServer, table: AsyncTable
+) -> None:
+    token = (await table.seat("weapons"))["seat_token"]
+    await table.gm_command(type="StartTurn", seconds=0)
+    phone_url = f"{live.ws}/ws/station/{table.game_id}?token={token}"
+    async with connect(f"{live.ws}/ws/gm/{table.game_id}?token={table.gm_token}") as gm:
+        assert OFFLINE in (_waiting(str(await gm.recv())) or "")  # never connected yet
+        async with connect(phone_url) as phone:
+            await phone.recv()
+            assert OFFLINE not in await _next_waiting(gm)  # the phone came: at once
+        shown = await _next_waiting(gm)  # it went: once its grace is over
+        assert OFFLINE in shown and 'value="PassOrder"' in shown
+
+        # A page reload: the socket closes and comes back within the grace, and the GM's
+        # screen never hears of it.
+        async with connect(phone_url) as phone:
+            await phone.recv()
+            await _next_waiting(gm)
+            await phone.close()
+            async with connect(phone_url) as again:
+                await again.recv()
+                with pytest.raises(TimeoutError):
+                    await _next_waiting(gm, within=presence.GRACE_SECONDS * 3)
+        assert OFFLINE in await _next_waiting(gm)  # both gone: after the grace
+        page = await table.http.get(
+            f"/gm/{table.game_id}", params={"token": table.gm_token}, follow_redirects=True
+        )
+        assert OFFLINE in html.unescape(page.text)  # the dashboard's page says it too
+
+        # The button's command: the GM passes for the station, and the turn is revealed.
+        await table.gm_command(type="PassOrder", ship="kestrel", station="weapons")
+        while OFFLINE in await _next_waiting(gm):
+            pass
+    view = (await table.http.get(f"/api/games/{table.game_id}/view", headers=table.gm)).json()
+    assert view["view"]["game"]["phase"] != "orders" and view["view"]["revealed"]
