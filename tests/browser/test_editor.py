@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from app.content import builtin_files
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pick_cards, shot
+from tests.browser.screens import SCREENSHOTS, join, pick_cards, shot
 from tests.browser.server import TEST_SCENARIOS
 from tests.browser.test_accessibility import violations
 from tests.i18n.screens import data_strings, readable, without
@@ -290,6 +290,7 @@ def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     assert _linked(organiser) == {(0, "zone-3"), (1, "zone-3")}
     expect(organiser.locator("#preview svg.zone-map line.zone-link")).to_have_count(2, timeout=WAIT)
     assert not violations(organiser), violations(organiser)
+    drawing.screenshot(path=str(SCREENSHOTS / f"editor-zone-drawing-{lang}.png"))
     if lang == "de":
         assert not _english(organiser, {"name": name}), _english(organiser, {"name": name})
     organiser.locator("button.save").first.click()
