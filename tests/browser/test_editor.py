@@ -1,23 +1,21 @@
 """Through the real server and Chromium, in English and in German: from the lobby, an organiser
 copies a built-in ship class and changes it, builds a new scenario from scratch with a five-zone
 map, two ships and a cue added through the form, starts it, sees the cue fire, and the crew play
-a turn on it with phones. In German, no page it passes shows an English interface word."""
+a turn on it with phones. In German, no page it passes shows an English word: the built-ins' and
+the test scenarios' content are in German too."""
 
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.content import builtin_files
 from tests.browser.conftest import Server
 from tests.browser.screens import SCREENSHOTS, join, pick_cards, shot
-from tests.browser.server import TEST_SCENARIOS
 from tests.browser.test_accessibility import violations
-from tests.i18n.screens import data_strings, readable, without
+from tests.i18n.screens import NOT_WORDS, readable, without
 from tests.i18n.test_screens import _ENGLISH
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -52,19 +50,12 @@ WORDS = {
         "ship": "schiff-1",  # ids are made from the names, in the organiser's language
     },
 }
-# The built-ins' own texts, and those of the browser tests' own scenarios, are content (their
-# translations are the other tests'), not words of the interface.
-CONTENT = data_strings(
-    [
-        {k: {i: d for i, (d, _) in v.items()} for k, v in builtin_files().items()},
-        [tomllib.loads(f.read_text()) for f in TEST_SCENARIOS.rglob("*.toml")],
-    ]
-)
 
 
 def _english(page: Page, typed: dict[str, str]) -> list[str]:
-    """English interface words on the page, beside the content and what the organiser typed."""
-    text = without(readable(page.content()), CONTENT | set(typed.values()))
+    """English words on the page, the built-ins' and the test scenarios' content included (a
+    German page shows their German), apart from what the organiser typed."""
+    text = without(readable(page.content()), NOT_WORDS | set(typed.values()))
     return sorted(set(_ENGLISH.findall(text)))
 
 
