@@ -228,6 +228,20 @@ def _drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> N
     page.mouse.up()
 
 
+def _swipe(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger's drag (the browser's own touch events, which it turns into pointer events)."""
+    touch = page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = _on_screen(page, *start), _on_screen(page, *end)
+    touch.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
+    for step in range(1, 9):
+        at = {"x": x0 + (x1 - x0) * step / 8, "y": y0 + (y1 - y0) * step / 8}
+        touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [at]})
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    touch.detach()
+
+
 def _placed(page: Page, zone: int) -> tuple[int, int]:
     at = f"#f-map-zones-{zone}"
     return int(page.input_value(f"{at}-x")), int(page.input_value(f"{at}-y"))
@@ -246,13 +260,15 @@ def _linked(page: Page) -> set[tuple[int, str]]:
 def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     server: Server, browser: Any, lang: str
 ) -> None:
-    """Three zones placed by dragging, two links drawn from zone to zone and the blank map's own
-    link clicked away: the fields follow, a save keeps it all, and the projector of a game started
-    from it draws the zones where they were placed."""
+    """Three zones placed by dragging (with a mouse and a finger), two links drawn from zone to
+    zone and the blank map's own link clicked away: the fields follow, a save keeps it all, and
+    the projector of a game started from it draws the zones where they were placed."""
     base = server.base
     key = (server.data_dir / "organiser_key").read_text().strip()
     context = {"locale": "de-DE"} if lang == "de" else {}
-    organiser = browser.new_context(viewport={"width": 1400, "height": 1000}, **context).new_page()
+    organiser = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, has_touch=True, **context
+    ).new_page()
     organiser.goto(f"{base}/editor?organiser_token={key}")
     organiser.goto(f"{base}/editor/scenario/new")
     name = {"en": "Drawn Triangle", "de": "Gezeichnetes Dreieck über drei Zonen"}[lang]
@@ -263,10 +279,10 @@ def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     expect(drawing.locator("line.zone-draw-link")).to_have_count(1)  # the blank map's own
     drawing.scroll_into_view_if_needed()
 
-    # Each zone dragged by its inner disc to where it goes.
+    # Each zone dragged by its inner disc to where it goes: the last by a finger.
     wanted = {0: (15, 70), 1: (85, 70), 2: (50, 20)}
     for zone, spot in wanted.items():
-        _drag(organiser, _placed(organiser, zone), spot)
+        (_swipe if zone == 2 else _drag)(organiser, _placed(organiser, zone), spot)
     placed = {zone: _placed(organiser, zone) for zone in wanted}
     for zone, (x, y) in placed.items():
         assert abs(x - wanted[zone][0]) <= 1 and abs(y - wanted[zone][1]) <= 1, placed
