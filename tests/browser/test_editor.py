@@ -287,12 +287,20 @@ def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     for zone, (x, y) in placed.items():
         assert abs(x - wanted[zone][0]) <= 1 and abs(y - wanted[zone][1]) <= 1, placed
 
-    # Two links, each dragged from a zone's outer ring onto the other zone; the old one clicked.
+    # The blank map's link clicked away leaves Zone 3 cut off: the save is refused, in the
+    # reader's language beside the map's fields, and the drawing is as it was left.
     (x1, y1), (x2, y2), (x3, y3) = placed[0], placed[1], placed[2]
+    organiser.mouse.click(*_on_screen(organiser, (x1 + x2) / 2, (y1 + y2) / 2))
+    expect(drawing.locator("line.zone-draw-link")).to_have_count(0)
+    organiser.locator("button.save").first.click()
+    cut_off = {"en": "The map is not connected", "de": "Die Karte hängt nicht zusammen"}[lang]
+    expect(organiser.locator("fieldset:has(#zone-draw) .field-error")).to_contain_text(cut_off)
+    assert {zone: _placed(organiser, zone) for zone in wanted} == placed
+    drawing.scroll_into_view_if_needed()
+
+    # Two links, each dragged from a zone's outer ring onto the other zone.
     _drag(organiser, (x1 + 8, y1), (x3, y3))
     _drag(organiser, (x3 - 8, y3), (x2, y2))
-    expect(drawing.locator("line.zone-draw-link")).to_have_count(3)
-    organiser.mouse.click(*_on_screen(organiser, (x1 + x2) / 2, (y1 + y2) / 2))
     expect(drawing.locator("line.zone-draw-link")).to_have_count(2)
     assert _linked(organiser) == {(0, "zone-3"), (1, "zone-3")}
     expect(organiser.locator("#preview svg.zone-map line.zone-link")).to_have_count(2, timeout=WAIT)
@@ -319,16 +327,17 @@ def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
     display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     display.goto(gm.url.replace("/gm/", "/display/"))
-    zones = display.locator("svg.zone-map g.zone")
-    expect(zones).to_have_count(3, timeout=WAIT)
-    expect(display.locator("svg.zone-map line.zone-link")).to_have_count(2)
-    shown = {}
-    for zone in range(3):
-        transform = zones.locator(f"xpath=self::*[@data-zone='zone-{zone + 1}']").get_attribute(
-            "transform"
-        )
-        across, down = re.findall(r"[-\d.]+", transform or "")
-        shown[zone] = (float(across), float(down))
-    stretch = shown[0][0] / placed[0][0]
-    for zone, (x, y) in placed.items():
-        assert shown[zone][1] == y and shown[zone][0] == pytest.approx(x * stretch), (shown, placed)
+    for page in (display, gm):
+        zones = page.locator("svg.zone-map g.zone")
+        expect(zones).to_have_count(3, timeout=WAIT)
+        expect(page.locator("svg.zone-map line.zone-link")).to_have_count(2)
+        shown = {}
+        for zone in range(3):
+            transform = page.get_attribute(
+                f"svg.zone-map g.zone[data-zone=zone-{zone + 1}]", "transform"
+            )
+            across, down = re.findall(r"[-\d.]+", transform or "")
+            shown[zone] = (float(across), float(down))
+        stretch = shown[0][0] / placed[0][0]
+        for zone, (x, y) in placed.items():
+            assert shown[zone][1] == y and shown[zone][0] == pytest.approx(x * stretch), shown
