@@ -216,8 +216,10 @@ def _text(value: Any, where: _Where, at: str) -> bool:
 
 
 @functools.cache
-def content_words(locale: str, root: Path = SCENARIOS_DIR) -> dict[str, str]:
-    """Every shipped translation into one language, by English text (read once per process)."""
+def content_words(locale: str, root: Path | None = None) -> dict[str, str]:
+    """Every shipped translation into one language, by English text (read once per process),
+    from `root` or the shipped folder as this module names it when first asked."""
+    root = root or SCENARIOS_DIR
     words: dict[str, str] = {}
     folders = (
         (root / "ships", "ship class"),

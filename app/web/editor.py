@@ -31,7 +31,7 @@ from app.rules.content import (
     Catalogue,
     ContentError,
 )
-from app.rules.content.zone_content import MAP_KINDS, TERRAINS
+from app.rules.content.zone_content import CANVAS_HEIGHT, CANVAS_WIDTH, MAP_KINDS, TERRAINS
 from app.rules.core.messages import message
 from app.rules.modules.cues.cue_content import PHASES
 from app.service import ServiceError
@@ -255,6 +255,7 @@ async def _choices(session_factory: SessionFactoryDep, data: Data) -> dict[str, 
         "crews": options("crews", CREWS),
         "qualities": QUALITIES,
         "map_kinds": options("map_kinds", MAP_KINDS),
+        "canvas": (CANVAS_WIDTH, CANVAS_HEIGHT),
         "modules": [(m, *MODULE_WORDS.get(m, (m, ""))) for m in MODULES],
         "decks": [
             (d.id, d.name, d.role, len(d.cards))

@@ -36,7 +36,7 @@ from jinja2.runtime import Context
 from app import i18n
 from app.i18n_content import content, side_name, spoken_content
 
-from .words_content import CONTENT_PARAM_KINDS, CONTENT_SENTENCES
+from .words_content import CONTENT_NAME_LISTS, CONTENT_PARAM_KINDS, CONTENT_SENTENCES
 
 log = logging.getLogger(__name__)
 
@@ -936,6 +936,7 @@ CONTENT_PARAMS = frozenset(
         "zone", "to_zone", "zones", "where",
         "cue", "scenario", "character", "medic", "card",
         "line",  # a scenario's own line, a cue's message to the crews
+        *CONTENT_NAME_LISTS,
     }
 )  # fmt: skip
 # Lists of [characteristic, change] pairs, shown as gains and losses ("Strength −2").
@@ -1063,7 +1064,7 @@ def _param(name: str, value: Any, words: Words) -> Any:
         return sentence(value, words)
     if isinstance(value, str) and name in CONTENT_PARAMS:
         return content(value, i18n.locale_of(words))
-    if isinstance(value, str) and name == "side":
+    if isinstance(value, str) and name in ("side", "sides"):
         return side_name(value, i18n.locale_of(words))
     if isinstance(value, str) and name == "language":
         return i18n.LANGUAGES.get(value, value)

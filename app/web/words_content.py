@@ -40,7 +40,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_needs_engineering": N_("A ship needs an Engineering station."),
     "content_needs_reach": N_("Give a reach: only these kinds have their own: {kinds}."),
     "content_magazine_for_torpedoes": N_("Only a torpedo launcher has a magazine."),
-    "content_unknown_deck": N_("There is no deck '{deck}'; known decks: {known}."),
+    "content_unknown_deck": N_("There is no deck '{deck}'; known decks: {decks}."),
     "content_deck_of_another_role": N_(
         "{deck} is a deck for {deck_role}, but this station is {station}."
     ),
@@ -61,15 +61,17 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_too_few_ships": N_("A battle needs at least two ships; this one has {count}."),
     "content_too_many_ships": N_("A battle holds at most {most} ships; this one has {count}."),
     "content_one_side": N_("All ships are on one side: a battle needs at least two sides."),
-    "content_no_such_side": N_("No ship stands on the side '{side}'; the sides here: {known}."),
+    "content_no_such_side": N_("No ship stands on the side '{side}'; the sides here: {sides}."),
     "content_off_the_map": N_("{value} is off the map: from 0 to {most}."),
-    "content_unknown_ship_class": N_("There is no ship class '{ship_class}'; known: {known}."),
+    "content_unknown_ship_class": N_(
+        "There is no ship class '{ship_class}'; known: {ship_classes}."
+    ),
     "content_no_shields_to_raise": N_("{ship_class} has no shields to raise."),
     # --- Zone maps ---
     "content_grid_has_no_zones": N_("A grid has no zones: choose zones as the map."),
     "content_too_few_zones": N_("A zone map needs at least two zones; this one has {count}."),
     "content_too_many_zones": N_("At most {most} zones fit a screen; this map has {count}."),
-    "content_unknown_zone": N_("There is no zone '{zone}' on the map; its zones: {known}."),
+    "content_unknown_zone": N_("There is no zone '{zone}' on the map; its zones: {zones}."),
     "content_open_space_costs_nothing": N_(
         "Open space costs nothing to leave: leave the cost out."
     ),
@@ -88,7 +90,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_trigger_not_table": N_("A trigger is a table, such as turn = 3 in braces."),
     "content_every_repeats": N_("A cue that fires every few turns repeats."),
     "content_cue_needs_action": N_("A cue needs at least one action."),
-    "content_unknown_ship": N_("There is no ship '{ship}' in this scenario; its ships: {known}."),
+    "content_unknown_ship": N_("There is no ship '{ship}' in this scenario; its ships: {ships}."),
     "content_no_zone_map": N_("This scenario has no zone map."),
     "content_write_true": N_("Write it as true."),
     "content_message_too_long": N_("A message holds at most {most} characters."),
@@ -97,7 +99,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     ),
     "content_npc_of_players_ship": N_("'{ship}' has a players' crew, not an NPC one."),
     "content_npc_changes_nothing": N_("Set the crew quality, the automatic orders, or both."),
-    "content_unknown_cue": N_("There is no cue '{cue}' in this scenario; its cues: {known}."),
+    "content_unknown_cue": N_("There is no cue '{cue}' in this scenario; its cues: {cues}."),
     "content_name_too_long": N_("A ship's name holds at most {most} characters."),
     "content_give_a_square": N_("This scenario is fought on squares: give x and y, not a zone."),
     "content_give_a_zone": N_("This scenario has a zone map: give a zone, not x and y."),
@@ -108,7 +110,7 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_cue_fires_itself": N_(
         "A repeating cue that places a ship in the zone it watches fires itself."
     ),
-    "content_unknown_station": N_("{ship} has no station '{station}'; its stations: {known}."),
+    "content_unknown_station": N_("{ship} has no station '{station}'; its stations: {stations}."),
     # --- Translations ---
     "content_translations_not_table": N_("This must be a table."),
     "content_unknown_language": N_("There is no language '{language}' here; offered: {known}."),
@@ -134,3 +136,6 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
 }
 # A deck's role is named as the station of that role is.
 CONTENT_PARAM_KINDS = {"deck_role": "station"}
+# Lists of the content's names a problem offers instead of what was typed (its ships, cues,
+# decks, ship classes), each shown by the content's translations.
+CONTENT_NAME_LISTS = frozenset({"ships", "cues", "decks", "ship_classes"})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app import content
+from app import content, i18n_content
 from app.settings import get_settings
 from tests.processes import serve
 
@@ -17,7 +17,7 @@ LAUNCH = ("-m", "tests.browser.server")
 
 def add_test_scenarios(data_dir: Path) -> None:
     """Serve the shipped scenarios plus the tests' own: a folder of links to both, read in place
-    of the shipped one."""
+    of the shipped one, for the content and its translations alike."""
     merged = data_dir / "scenarios"
     merged.mkdir(parents=True, exist_ok=True)
     for source in [*content.SCENARIOS_DIR.iterdir(), *TEST_SCENARIOS.glob("*.toml")]:
@@ -25,6 +25,7 @@ def add_test_scenarios(data_dir: Path) -> None:
         if not link.exists():
             link.symlink_to(source)
     content.SCENARIOS_DIR = merged
+    i18n_content.SCENARIOS_DIR = merged  # and their translations beside the shipped ones'
 
 
 if __name__ == "__main__":

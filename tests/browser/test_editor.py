@@ -1,22 +1,21 @@
 """Through the real server and Chromium, in English and in German: from the lobby, an organiser
 copies a built-in ship class and changes it, builds a new scenario from scratch with a five-zone
 map, two ships and a cue added through the form, starts it, sees the cue fire, and the crew play
-a turn on it with phones. In German, no page it passes shows an English interface word."""
+a turn on it with phones. In German, no page it passes shows an English word: the built-ins' and
+the test scenarios' content are in German too."""
 
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.content import builtin_files
 from tests.browser.conftest import Server
-from tests.browser.screens import join, pick_cards, shot
-from tests.browser.server import TEST_SCENARIOS
-from tests.i18n.screens import data_strings, readable, without
+from tests.browser.screens import SCREENSHOTS, join, pick_cards, shot
+from tests.browser.test_accessibility import violations
+from tests.i18n.screens import NOT_WORDS, readable, without
 from tests.i18n.test_screens import _ENGLISH
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -51,19 +50,12 @@ WORDS = {
         "ship": "schiff-1",  # ids are made from the names, in the organiser's language
     },
 }
-# The built-ins' own texts, and those of the browser tests' own scenarios, are content (their
-# translations are the other tests'), not words of the interface.
-CONTENT = data_strings(
-    [
-        {k: {i: d for i, (d, _) in v.items()} for k, v in builtin_files().items()},
-        [tomllib.loads(f.read_text()) for f in TEST_SCENARIOS.rglob("*.toml")],
-    ]
-)
 
 
 def _english(page: Page, typed: dict[str, str]) -> list[str]:
-    """English interface words on the page, beside the content and what the organiser typed."""
-    text = without(readable(page.content()), CONTENT | set(typed.values()))
+    """English words on the page, the built-ins' and the test scenarios' content included (a
+    German page shows their German), apart from what the organiser typed."""
+    text = without(readable(page.content()), NOT_WORDS | set(typed.values()))
     return sorted(set(_ENGLISH.findall(text)))
 
 
@@ -214,3 +206,138 @@ def test_copy_a_ship_class_build_a_zone_scenario_with_a_cue_start_it_and_play_a_
     passed(display, "projector")
     shot(display, f"projector-custom-scenario-{lang}")
     assert not {page: found for page, found in english.items() if found}
+
+
+def _on_screen(page: Page, x: float, y: float) -> tuple[float, float]:
+    """Where a point of the drawn zone map (map units) is in the window."""
+    found = page.evaluate(
+        """([x, y]) => {
+            const svg = document.querySelector('#zone-draw svg');
+            const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+            return [p.x, p.y];
+        }""",
+        [x, y],
+    )
+    return float(found[0]), float(found[1])
+
+
+def _drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    page.mouse.move(*_on_screen(page, *start))
+    page.mouse.down()
+    page.mouse.move(*_on_screen(page, *end), steps=8)
+    page.mouse.up()
+
+
+def _swipe(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger's drag (the browser's own touch events, which it turns into pointer events)."""
+    touch = page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = _on_screen(page, *start), _on_screen(page, *end)
+    touch.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
+    for step in range(1, 9):
+        at = {"x": x0 + (x1 - x0) * step / 8, "y": y0 + (y1 - y0) * step / 8}
+        touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [at]})
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    touch.detach()
+
+
+def _placed(page: Page, zone: int) -> tuple[int, int]:
+    at = f"#f-map-zones-{zone}"
+    return int(page.input_value(f"{at}-x")), int(page.input_value(f"{at}-y"))
+
+
+def _linked(page: Page) -> set[tuple[int, str]]:
+    """The links the form holds: (zone row, the other zone's id), ticked on the first zone."""
+    found = page.eval_on_selector_all(
+        "#item-form input[type=checkbox][name$='.touches|list']:checked",
+        "boxes => boxes.map(b => [b.name, b.value])",
+    )
+    return {(int(re.findall(r"\d+", name)[0]), other) for name, other in found}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
+    server: Server, browser: Any, lang: str
+) -> None:
+    """Three zones placed by dragging (with a mouse and a finger), two links drawn from zone to
+    zone and the blank map's own link clicked away: the fields follow, a save keeps it all, and
+    the projector of a game started from it draws the zones where they were placed."""
+    base = server.base
+    key = (server.data_dir / "organiser_key").read_text().strip()
+    context = {"locale": "de-DE"} if lang == "de" else {}
+    organiser = browser.new_context(
+        viewport={"width": 1400, "height": 1000}, has_touch=True, **context
+    ).new_page()
+    organiser.goto(f"{base}/editor?organiser_token={key}")
+    organiser.goto(f"{base}/editor/scenario/new")
+    name = {"en": "Drawn Triangle", "de": "Gezeichnetes Dreieck über drei Zonen"}[lang]
+    organiser.fill("#f-name", name)
+    organiser.click("button[value='add:map.zones']")
+    drawing = organiser.locator("#zone-draw svg")
+    expect(drawing.locator("g.zone-draw-zone")).to_have_count(3)
+    expect(drawing.locator("line.zone-draw-link")).to_have_count(1)  # the blank map's own
+    drawing.scroll_into_view_if_needed()
+
+    # Each zone dragged by its inner disc to where it goes: the last by a finger.
+    wanted = {0: (15, 70), 1: (85, 70), 2: (50, 20)}
+    for zone, spot in wanted.items():
+        (_swipe if zone == 2 else _drag)(organiser, _placed(organiser, zone), spot)
+    placed = {zone: _placed(organiser, zone) for zone in wanted}
+    for zone, (x, y) in placed.items():
+        assert abs(x - wanted[zone][0]) <= 1 and abs(y - wanted[zone][1]) <= 1, placed
+
+    # The blank map's link clicked away leaves Zone 3 cut off: the save is refused, in the
+    # reader's language beside the map's fields, and the drawing is as it was left.
+    (x1, y1), (x2, y2), (x3, y3) = placed[0], placed[1], placed[2]
+    organiser.mouse.click(*_on_screen(organiser, (x1 + x2) / 2, (y1 + y2) / 2))
+    expect(drawing.locator("line.zone-draw-link")).to_have_count(0)
+    organiser.locator("button.save").first.click()
+    cut_off = {"en": "The map is not connected", "de": "Die Karte hängt nicht zusammen"}[lang]
+    expect(organiser.locator("fieldset:has(#zone-draw) .field-error")).to_contain_text(cut_off)
+    assert {zone: _placed(organiser, zone) for zone in wanted} == placed
+    drawing.scroll_into_view_if_needed()
+
+    # Two links, each dragged from a zone's outer ring onto the other zone.
+    _drag(organiser, (x1 + 8, y1), (x3, y3))
+    _drag(organiser, (x3 - 8, y3), (x2, y2))
+    expect(drawing.locator("line.zone-draw-link")).to_have_count(2)
+    assert _linked(organiser) == {(0, "zone-3"), (1, "zone-3")}
+    expect(organiser.locator("#preview svg.zone-map line.zone-link")).to_have_count(2, timeout=WAIT)
+    assert not violations(organiser), violations(organiser)
+    drawing.screenshot(path=str(SCREENSHOTS / f"editor-zone-drawing-{lang}.png"))
+    if lang == "de":
+        assert not _english(organiser, {"name": name}), _english(organiser, {"name": name})
+    organiser.locator("button.save").first.click()
+    expect(organiser.locator(".ok-box")).to_be_visible(timeout=WAIT)
+    scenario = organiser.url.split("/editor/scenario/")[1].split("?")[0]
+
+    # Opened again: the places and the links are the saved ones, in the fields and the drawing.
+    organiser.goto(f"{base}/editor/scenario/{scenario}")
+    assert {zone: _placed(organiser, zone) for zone in wanted} == placed
+    assert _linked(organiser) == {(0, "zone-3"), (1, "zone-3")}
+    expect(drawing.locator("line.zone-draw-link")).to_have_count(2)
+
+    # A game from it: the projector draws each zone where it was placed (stretched sideways
+    # alike for a wide screen), and the two links.
+    gm = browser.new_context(viewport={"width": 1600, "height": 1000}, **context).new_page()
+    gm.goto(f"{base}/gm")
+    gm.locator(f"label.choice:has(input[value={scenario}])").click()
+    gm.locator("button.lobby-create").click()
+    gm.wait_for_url(re.compile(r"/gm/[0-9a-f-]+$"))
+    display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    display.goto(gm.url.replace("/gm/", "/display/"))
+    for page in (display, gm):
+        zones = page.locator("svg.zone-map g.zone")
+        expect(zones).to_have_count(3, timeout=WAIT)
+        expect(page.locator("svg.zone-map line.zone-link")).to_have_count(2)
+        shown = {}
+        for zone in range(3):
+            transform = page.get_attribute(
+                f"svg.zone-map g.zone[data-zone=zone-{zone + 1}]", "transform"
+            )
+            across, down = re.findall(r"[-\d.]+", transform or "")
+            shown[zone] = (float(across), float(down))
+        stretch = shown[0][0] / placed[0][0]
+        for zone, (x, y) in placed.items():
+            assert shown[zone][1] == y and shown[zone][0] == pytest.approx(x * stretch), shown

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.content import builtin_files, load_catalogue, parse_item
+from app.i18n_content import side_name
 from app.service.library import ContentProblems, item_data, save_items
 from app.service.library_files import file_name, read_files, to_toml
 from app.settings import Settings
@@ -153,6 +154,18 @@ def test_exports_and_imports_need_the_organiser_key(client: TestClient) -> None:
     assert client.post("/editor/import", headers=PAGE).status_code == 403
 
 
+def _refused_in_german(client: TestClient, csrf: str, scenario: dict[str, Any]) -> str:
+    """The editor's answer to importing a scenario it refuses, as a German organiser reads it."""
+    page = client.post(
+        "/editor/import",
+        data={"csrf": csrf},
+        files=[("files", ("ring-fight.toml", to_toml(scenario).encode(), "application/toml"))],
+        headers={**PAGE, "Accept-Language": "de"},
+    )
+    assert page.status_code == 400
+    return unescape(page.text)
+
+
 def test_an_import_names_every_problem_at_once_in_the_readers_language(
     client: TestClient, settings: Settings
 ) -> None:
@@ -169,17 +182,51 @@ def test_an_import_names_every_problem_at_once_in_the_readers_language(
         },
         {"id": "gong", "name": "Gong", "trigger": {"turn": 2}, "actions": [{"sound": "gong"}]},
     ]
-    page = client.post(
-        "/editor/import",
-        data={"csrf": csrf},
-        files=[("files", ("ring-fight.toml", to_toml(scenario).encode(), "application/toml"))],
-        headers={**PAGE, "Accept-Language": "de"},
-    )
-    assert page.status_code == 400
-    said = unescape(page.text)
+    said = _refused_in_german(client, csrf, scenario)
     assert "Auf der Karte gibt es keine Zone 'nirgendwo'" in said
     # Each problem names its field as the form labels it, not by its path in the file.
     assert "Zone 1 › Grenzt an (in beide Richtungen): Auf der Karte" in said
     assert "map.zones" not in said and "touches[" not in said
     assert "In diesem Szenario gibt es kein Schiff 'schakall'" in said
     assert '"gong" ist keins von' in said
+
+
+def test_a_problem_names_what_exists_by_its_name_and_quotes_what_does_not(
+    client: TestClient, settings: Settings
+) -> None:
+    """A dangling reference is quoted as typed, beside its field's label; the zones, ships, cues
+    and sides it could have named are listed by their names (as the reader's language says
+    them), and a ship that exists is named, never by its id."""
+    csrf = _open(client, settings)
+    scenario = zone_scenario(ship_class="frigate")
+    names = ["Andockbucht", "Handelsroute", "Asteroidengürtel", "Riss im All", "Sprungtor"]
+    for zone, name in zip(scenario["map"]["zones"], names, strict=True):
+        zone["name"] = name
+    scenario["map"]["zones"][0]["touches"].append("nirgendwo")
+    scenario["ships"][0]["name"] = "Falke der Äußeren Kolonien"
+    scenario["ships"][1]["name"] = "Würger"
+    scenario["players_side"] = "allianz"
+    scenario["cues"] = [
+        {
+            "id": "jagd",
+            "name": "Jagd auf den Schakal",
+            "trigger": {"destroyed": "schakall"},
+            "actions": [{"red_alert": True}],
+        },
+        {"id": "enteralarm", "name": "Enteralarm", "trigger": {"gm": True},
+         "actions": [{"fire": "gongschlag"}, {"npc": "hawk", "auto": True}]},
+    ]  # fmt: skip
+    said = _refused_in_german(client, csrf, scenario)
+    assert (
+        "Zone 1 › Grenzt an (in beide Richtungen): Auf der Karte gibt es keine Zone "
+        "'nirgendwo'; ihre Zonen: Andockbucht, Handelsroute, Asteroidengürtel, Riss im All, "
+        "Sprungtor." in said
+    )
+    assert (
+        "gibt es kein Schiff 'schakall'; seine Schiffe: Falke der Äußeren Kolonien, Würger." in said
+    )
+    assert "keinen Cue 'gongschlag'; seine Cues: Jagd auf den Schakal, Enteralarm." in said
+    sides = ", ".join(side_name(side, "de") for side in ("players", "raiders"))
+    assert f"auf der Seite 'Allianz'; die Seiten hier: {sides}." in said
+    assert "'Falke der Äußeren Kolonien' hat eine Spielercrew" in said
+    assert "'hawk'" not in said and "dock, lane" not in said

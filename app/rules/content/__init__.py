@@ -19,7 +19,7 @@ from .checks import (
     field_path,
     index_by_id,
 )
-from .zone_content import ZoneMap, parse_map
+from .zone_content import ZoneMap, parse_map, zone_names
 
 
 @dataclass(frozen=True)
@@ -220,6 +220,8 @@ class Placed:
     width: int
     height: int
     zone_map: ZoneMap | None
+    # id -> name: a problem names a ship the scenario has as the organiser does.
+    titles: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -514,7 +516,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         sheet.report("ships", message("content_one_side"))
     players_side = sheet.slug("players_side") if sheet.has("players_side") else None
     if players_side is not None and sides and players_side not in sides:
-        no_side = message("content_no_such_side", side=players_side, known=sorted(sides))
+        no_side = message("content_no_such_side", side=players_side, sides=sorted(sides))
         sheet.report("players_side", no_side)
     placed = Placed(
         {s.id: s.crew for s in ships},
@@ -522,6 +524,7 @@ def parse_scenario(data: dict[str, Any], source: str) -> Scenario:
         settings.map_width,
         settings.map_height,
         zone_map,
+        {s.id: s.name for s in ships},
     )
     sections = {}
     for key, section in SECTIONS.items():
@@ -547,7 +550,7 @@ def _zone_of(entry: Table, zone_map: ZoneMap) -> str:
     zone = entry.slug("zone")
     known = zone_map.by_id()
     if entry.has("zone") and zone not in known:
-        entry.report("zone", message("content_unknown_zone", zone=zone, known=list(known)))
+        entry.report("zone", message("content_unknown_zone", zone=zone, zones=zone_names(known)))
     return zone
 
 
@@ -588,9 +591,8 @@ def check_cross_references(catalogue: Catalogue) -> None:
             where = f"stations[{index}].deck"
             deck = catalogue.decks.get(station.deck)
             if deck is None:
-                unknown = message(
-                    "content_unknown_deck", deck=station.deck, known=sorted(catalogue.decks)
-                )
+                decks = sorted(d.name for d in catalogue.decks.values())
+                unknown = message("content_unknown_deck", deck=station.deck, decks=decks)
                 problems.add(ContentError(ship.source, where, unknown))
             elif deck.role != station.role:
                 wrong = message(
@@ -617,7 +619,7 @@ def check_cross_references(catalogue: Catalogue) -> None:
                 unknown = message(
                     "content_unknown_ship_class",
                     ship_class=placement.ship_class,
-                    known=sorted(catalogue.ships),
+                    ship_classes=sorted(s.name for s in catalogue.ships.values()),
                 )
                 problems.add(ContentError(scenario.source, f"ships[{index}].ship_class", unknown))
             elif placement.shields_active and ship_class.shields.boxes == 0:

@@ -108,9 +108,8 @@ def _check_touches(table: Table, zones: list[Zone]) -> None:
             if other == zone.id:
                 table.report(field, message("content_zone_touches_itself"))
             elif other not in known:
-                table.report(
-                    field, message("content_unknown_zone", zone=other, known=sorted(known))
-                )
+                names = zone_names({z.id: z for z in zones})
+                table.report(field, message("content_unknown_zone", zone=other, zones=names))
             elif zone.id not in zones[known[other]].touches:
                 one_way = message(
                     "content_touch_one_way", zone=zone.name, other=zones[known[other]].name
@@ -123,6 +122,11 @@ def _check_touches(table: Table, zones: list[Zone]) -> None:
         table.report(
             "zones", message("content_map_not_connected", start=zones[0].name, cut_off=cut_off)
         )
+
+
+def zone_names(zones: Mapping[str, Zone]) -> list[str]:
+    """The zones by name, as a problem lists those a reference may name."""
+    return [zone.name for zone in zones.values()]
 
 
 def steps_from(touches: Mapping[str, Iterable[str]], start: str) -> dict[str, int]:

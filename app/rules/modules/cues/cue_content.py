@@ -15,6 +15,7 @@ from typing import Any
 
 from ...content import QUALITIES, SHIPS_MAX, SOUNDS, Placed
 from ...content.checks import ContentError, Problems, Table, duplicates
+from ...content.zone_content import zone_names
 from ...core.messages import message
 
 # The phases a `phase` trigger may name (core/phases.py; `resolve` is never a resting phase).
@@ -69,12 +70,14 @@ def parse_cues(sheet: Table, placed: Placed) -> tuple[Cue, ...]:
     ids = [entry.slug("id") for entry in entries]
     for first, later in duplicates(ids):
         entries[later].report("id", message("content_id_taken", id=ids[later], row=first + 1))
+    # Each cue's name by id, for a problem naming the cues an action may fire.
+    cue_names = {i: str(e.data.get("name") or i) for i, e in zip(ids, entries, strict=True)}
     read: list[tuple[Table, Cue]] = []
     for entry in entries:
         # A cue with a problem is left out of the checks of the whole: they would repeat it.
         before = len(sheet.problems.found)
         with sheet.problems.each():
-            cue = _cue(entry, placed, set(ids), QUALITIES)
+            cue = _cue(entry, placed, cue_names, QUALITIES)
             if len(sheet.problems.found) == before:
                 read.append((entry, cue))
     _check_new_ships(read, placed, SHIPS_MAX)
@@ -96,7 +99,9 @@ def _one_kind(table: Table, kinds: Mapping[str, tuple[str, ...]], what: str) -> 
     return found[0]
 
 
-def _cue(entry: Table, placed: Placed, cue_ids: set[str], qualities: tuple[str, ...]) -> Cue:
+def _cue(
+    entry: Table, placed: Placed, cue_ids: Mapping[str, str], qualities: tuple[str, ...]
+) -> Cue:
     cue_id = entry.slug("id")
     trigger = _trigger(entry, placed)
     repeat = entry.flag("repeat", default=False)
@@ -119,7 +124,8 @@ def _cue(entry: Table, placed: Placed, cue_ids: set[str], qualities: tuple[str, 
 def _ship(table: Table, key: str, placed: Placed) -> str:
     ship = table.slug(key)
     if ship not in placed.ships:
-        raise table.error(key, message("content_unknown_ship", ship=ship, known=list(placed.ships)))
+        names = [placed.titles.get(one, one) for one in placed.ships]
+        raise table.error(key, message("content_unknown_ship", ship=ship, ships=names))
     return ship
 
 
@@ -129,7 +135,7 @@ def _zone(table: Table, key: str, placed: Placed) -> str:
     zone = table.slug(key)
     known = placed.zone_map.by_id()
     if zone not in known:
-        raise table.error(key, message("content_unknown_zone", zone=zone, known=list(known)))
+        raise table.error(key, message("content_unknown_zone", zone=zone, zones=zone_names(known)))
     return zone
 
 
@@ -164,7 +170,7 @@ def _trigger(entry: Table, placed: Placed) -> dict[str, Any]:
 
 
 def _action(
-    table: Table, placed: Placed, cue_ids: set[str], qualities: tuple[str, ...]
+    table: Table, placed: Placed, cue_ids: Mapping[str, str], qualities: tuple[str, ...]
 ) -> dict[str, Any]:
     kind = _one_kind(table, ACTIONS, "action")
     table = table.inner(table.data, table.path, required=(kind,), optional=ACTIONS[kind])
@@ -185,7 +191,8 @@ def _action(
     if kind == "npc":
         ship = _ship(table, kind, placed)
         if placed.ships[ship] != "npc":
-            raise table.error(kind, message("content_npc_of_players_ship", ship=ship))
+            named = placed.titles.get(ship, ship)
+            raise table.error(kind, message("content_npc_of_players_ship", ship=named))
         if not (table.has("quality") or table.has("auto")):
             raise table.error(kind, message("content_npc_changes_nothing"))
         npc: dict[str, Any] = {"type": "SetNpc", "ship": ship}
@@ -208,7 +215,9 @@ def _action(
         return {"type": "EndCombat"}
     other = table.slug(kind)
     if other not in cue_ids:
-        raise table.error(kind, message("content_unknown_cue", cue=other, known=sorted(cue_ids)))
+        raise table.error(
+            kind, message("content_unknown_cue", cue=other, cues=list(cue_ids.values()))
+        )
     return {"type": "FireCue", "cue": other}
 
 
@@ -296,7 +305,7 @@ def check_cue_references(
                 unknown = message(
                     "content_unknown_ship_class",
                     ship_class=action["ship_class"],
-                    known=sorted(classes),
+                    ship_classes=sorted(str(c.name) for c in classes.values()),
                 )
                 problems.add(ContentError(source, f"{where}.add_ship", unknown))
             if action["type"] == "SendMessage" and "/" in action["to"]:
@@ -304,7 +313,7 @@ def check_cue_references(
                 stations = [s.id for s in classes[ship_classes[ship]].stations]
                 if station not in stations:
                     unknown = message(
-                        "content_unknown_station", station=station, ship=ship, known=stations
+                        "content_unknown_station", station=station, ship=ship, stations=stations
                     )
                     problems.add(ContentError(source, f"{where}.to", unknown))
     problems.check()
