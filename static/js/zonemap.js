@@ -58,11 +58,11 @@
       for (var i = 0; i < list.length; i++) {
         var here = list[i], other = here.id === a ? b : here.id === b ? a : null;
         if (other === null) continue;
-        var box = form.querySelector(
+        var tick = form.querySelector(
           'input[type=checkbox][name="' + CSS.escape(here.at + ".touches|list") + '"][value="' +
             CSS.escape(other) + '"]'
         );
-        if (box) return box;
+        if (tick) return tick;
       }
       return null;
     }
@@ -72,8 +72,8 @@
       list.forEach(function (zone) {
         form.querySelectorAll(
           'input[type=checkbox][name="' + CSS.escape(zone.at + ".touches|list") + '"]:checked'
-        ).forEach(function (box) {
-          found.push([zone.id, box.value]);
+        ).forEach(function (tick) {
+          found.push([zone.id, tick.value]);
         });
       });
       return found;
@@ -92,10 +92,10 @@
     }
 
     function link(a, b, on) {
-      var box = linkBox(zones(), a, b);
-      if (box && box.checked !== on) {
-        box.checked = on;
-        changed(box);
+      var tick = linkBox(zones(), a, b);
+      if (tick && tick.checked !== on) {
+        tick.checked = on;
+        changed(tick);
       }
     }
 

@@ -305,7 +305,9 @@ def test_a_zone_map_drawn_by_dragging_is_saved_and_shown_where_drawn(
     assert _linked(organiser) == {(0, "zone-3"), (1, "zone-3")}
     expect(organiser.locator("#preview svg.zone-map line.zone-link")).to_have_count(2, timeout=WAIT)
     assert not violations(organiser), violations(organiser)
-    drawing.screenshot(path=str(SCREENSHOTS / f"editor-zone-drawing-{lang}.png"))
+    organiser.locator("fieldset:has(#zone-draw)").screenshot(
+        path=str(SCREENSHOTS / f"editor-zone-drawing-{lang}.png")
+    )
     if lang == "de":
         assert not _english(organiser, {"name": name}), _english(organiser, {"name": name})
     organiser.locator("button.save").first.click()
