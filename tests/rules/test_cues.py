@@ -542,7 +542,7 @@ def test_m_cues_5_replaying_a_game_with_cues_gives_the_same_state(scenario: str)
         (
             cue("x", {"gm": True}, {"message": "Hi", "to": "kestrel/galley"}),
             "cues[0].actions[0].to",
-            "no station 'galley'",
+            "Kestrel has no station 'galley'",  # the ship by its name, not its id
         ),
         (cue("x", {"gm": True}, {"fire": "y"}), "cues[0].actions[0].fire", "no cue 'y'"),
         (cue("x", {"gm": True}, {"sound": "kazoo"}), "cues[0].actions[0].sound", "kazoo"),

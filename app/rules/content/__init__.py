@@ -231,9 +231,9 @@ class Section:
     # (the scenario's sheet, what it places): the table as the game keeps it, checked as far as
     # the scenario's own file can be (absent: the module's "none").
     read: Callable[[Table, Placed], Any]
-    # (the scenario's file, what `read` made, the catalogue's ship classes, the class of each ship
-    # the scenario places): checked against what other files define.
-    check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, str]], None]
+    # (the scenario's file, what `read` made, the catalogue's ship classes, the ships the scenario
+    # places by id): checked against what other files define.
+    check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, ShipPlacement]], None]
 
 
 # The tables a scenario may hold besides the core's: each module registers its own
@@ -627,15 +627,13 @@ def check_cross_references(catalogue: Catalogue) -> None:
                 problems.add(
                     ContentError(scenario.source, f"ships[{index}].shields_active", no_shields)
                 )
-        ship_classes = {placement.id: placement.ship_class for placement in scenario.ships}
-        if any(c not in catalogue.ships for c in ship_classes.values()):
+        placed = {placement.id: placement for placement in scenario.ships}
+        if any(p.ship_class not in catalogue.ships for p in placed.values()):
             continue  # the sections' checks would only repeat it
         for key, section in SECTIONS.items():
             if key in scenario.sections:
                 with problems.each():
-                    section.check(
-                        scenario.source, scenario.sections[key], catalogue.ships, ship_classes
-                    )
+                    section.check(scenario.source, scenario.sections[key], catalogue.ships, placed)
     problems.check()
 
 

@@ -230,7 +230,7 @@ class Hooks:
         self,
         key: str,
         read: Callable[[Table, Placed], Any],
-        check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, str]], None],
+        check: Callable[[str, Any, Mapping[str, ShipClass], Mapping[str, ShipPlacement]], None],
     ) -> None:
         """A table a module reads from scenario files (content.Section): the scenario's `key`,
         read as it is loaded, checked against the other files, and kept in

@@ -293,10 +293,10 @@ def _cycle(start: str, fires: Mapping[str, list[str]], path: list[str]) -> list[
 
 
 def check_cue_references(
-    source: str, cues: Iterable[Cue], classes: Mapping[str, Any], ship_classes: Mapping[str, str]
+    source: str, cues: Iterable[Cue], classes: Mapping[str, Any], placed: Mapping[str, Any]
 ) -> None:
     """What other files define: the class of each ship a cue brings in, and each station a
-    message is sent to (`ship_classes`: the class of each ship the scenario places)."""
+    message is sent to (`placed`: the ships the scenario places, by id)."""
     problems = Problems()
     for index, cue in enumerate(cues):
         for number, action in enumerate(cue.actions):
@@ -310,10 +310,13 @@ def check_cue_references(
                 problems.add(ContentError(source, f"{where}.add_ship", unknown))
             if action["type"] == "SendMessage" and "/" in action["to"]:
                 ship, _, station = action["to"].partition("/")
-                stations = [s.id for s in classes[ship_classes[ship]].stations]
+                stations = [s.id for s in classes[placed[ship].ship_class].stations]
                 if station not in stations:
                     unknown = message(
-                        "content_unknown_station", station=station, ship=ship, stations=stations
+                        "content_unknown_station",
+                        station=station,
+                        ship=placed[ship].name,
+                        stations=stations,
                     )
                     problems.add(ContentError(source, f"{where}.to", unknown))
     problems.check()
