@@ -51,7 +51,9 @@ def test_every_dashboard_panel_holds_sixty_character_ship_names(
     gm = gm_page(browser, table)
     table.command("StartTurn")
     expect(gm.locator("#turn")).to_contain_text("Runde 1", timeout=WAIT)
-    table.order_all(random.Random(5))
+    table.order_all(random.Random(5), but="captain")  # the orders stay listed
+    expect(gm.locator("#orders-table")).to_be_visible()
+    expect(gm.locator("#orders-table .ready.yes").first).to_be_visible(timeout=WAIT)
     # The projector's language is set where the GM sees it on opening the dashboard.
     expect(gm.locator("#turn select[name=language]")).to_be_in_viewport(ratio=1)
     gm.wait_for_timeout(500)

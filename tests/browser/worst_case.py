@@ -91,9 +91,12 @@ class Table:
             self.command("AddShip", x=0, y=0, **ship)
         assert self.ships() >= count
 
-    def order_all(self, rng: random.Random) -> None:
-        """Every crewed station gives an order it can (an attack, a repair...), or passes."""
-        for token in self.seats.values():
+    def order_all(self, rng: random.Random, but: str | None = None) -> None:
+        """Every crewed station gives an order it can (an attack, a repair...), or passes; all
+        but the station `but`, which is left choosing (the turn stays open)."""
+        for station, token in self.seats.items():
+            if station == but:
+                continue
             view = self.view(token)
             me = view["me"]
             if not me["can_order"]:
