@@ -1,7 +1,8 @@
-"""The projector shows every entry of a long turn. Eight NPC crews reveal a turn
-of more than twenty results and orders at once; the reveal box shows them a page at a time, and
-every entry is, at some moment, whole inside the box at 24 px or more. A resync that re-renders
-the reveal mid-cycle keeps the page the room is reading."""
+"""The projector shows every entry of a long turn, in a few pages. Eight NPC crews reveal a turn
+of a dozen results and more at once; the reveal box shows them a page at a time, at most four
+pages, and every entry is, at some moment, whole inside the box at 24 px or more. A resync that
+re-renders the reveal mid-cycle keeps the page the room is reading. The GM hears the room has seen
+it all when the projector has shown its last page."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import shot
+from tests.browser.test_zone_map import check_zone_map
 from tests.browser.worst_case import (
     PROJECTORS,
     READABLE_PAGES,
@@ -106,6 +107,7 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
         settled(display, table)
         shot(display, f"worst-projector-{size}-{table.ships()}")
         assert not projector_problems(display), (ships, projector_problems(display))
+        check_zone_map(display, "#map", 24 * viewport["width"] / 1920)
         if table.view()["game"]["phase"] == "orders":
             shown = ready_names_shown(display)
             assert shown and min(shown.values()) >= RECOGNISABLE, (ships, shown)
