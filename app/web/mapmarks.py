@@ -45,6 +45,38 @@ def short_name(name: str, limit: int = SHORT_NAME) -> str:
     return cut.rstrip() + "…"
 
 
+def said_name(name: str, limit: int) -> str:
+    """`name` shortened as a sentence says it: not "Sturmkrähe der…", for a short lower-case
+    word (an article, a preposition) says nothing before the ellipsis."""
+    short = short_name(name, limit)
+    if not short.endswith("…") or short == name:
+        return short
+    words = short[:-1].split()
+    while len(words) > 1 and len(words[-1]) <= 3 and words[-1].islower():
+        words.pop()
+    return " ".join(words) + "…"
+
+
+# Where a message names a ship, by the parameter's name (app/web/words.py says them).
+SHIP_PARAMS = frozenset({"ship", "target", "holder"})
+
+
+def short_names(value: Any, limit: int) -> Any:
+    """`value` (an event, or a message and those inside it) with the ships its messages name
+    shortened to `limit` characters, for a screen that shows the full names elsewhere."""
+    if isinstance(value, list):
+        return [short_names(item, limit) for item in value]
+    if not isinstance(value, dict):
+        return value
+    message = "msg" in value
+    return {
+        key: said_name(content(item), limit)
+        if message and key in SHIP_PARAMS and isinstance(item, str)
+        else short_names(item, limit)
+        for key, item in value.items()
+    }
+
+
 def map_marks(view: View, label_size: float) -> list[View]:
     """One entry per ship: marker centre (cx, cy) and scale; its name as drawn (label), the name's
     centre (lx, ly) and whether a leader line joins them. `label_size` is the names' font size in

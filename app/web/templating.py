@@ -34,7 +34,7 @@ from app.rules.core.names import CREW_NAME_LENGTH
 from app.rules.core.phases import ACTIONS
 from app.web.editor_words import field_words
 from app.web.hyphens import hyphenated
-from app.web.mapmarks import map_marks, short_name
+from app.web.mapmarks import map_marks, short_name, short_names
 from app.web.words import label_filter, say, say_filter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -388,6 +388,7 @@ def _environment(locale: str = i18n.SOURCE) -> Environment:
         say=say_filter,
         label=label_filter,
         short_name=short_name,
+        short_names=pass_context(lambda _context, value, limit: short_names(value, limit)),
         # Soft hyphens in long words, for the rendering language (app/web/hyphens.py).
         hyphenate=pass_context(lambda _context, value: hyphenated(str(value))),
     )

@@ -559,10 +559,11 @@
 
   /* --- The room's reading, on the GM's dashboard ------------------------------------------------- */
   // Whether the projector has had time to show the whole last reveal before the GM starts the
-  // next turn. The projector (static/js/reveal.js) keeps a page up three seconds an entry, eight
-  // at least; the dashboard counts the same entries from when it first showed the reveal, a time
+  // next turn. The projector (static/js/reveal.js) shows a turn's tally and results (of the
+  // orders only overrides, which are rare) two seconds an entry, six at least, however its pages
+  // fall; the dashboard counts the same entries from when it first showed the reveal, a time
   // kept for the page's session so that a reload does not start it again.
-  var ROOM_SECONDS_PER_ENTRY = 3, ROOM_MIN_SECONDS = 8;
+  var ROOM_SECONDS_PER_ENTRY = 2, ROOM_MIN_SECONDS = 6;
   function roomReading() {
     var spot = document.querySelector("#turn .room-reading");
     var reveal = document.querySelector("#reveal[data-turn]");
@@ -571,7 +572,7 @@
     var key = "bc-reveal-seen " + location.pathname + " " + reveal.dataset.turn;
     var since = Number(sessionStorage.getItem(key));
     if (!since) { since = Date.now(); sessionStorage.setItem(key, String(since)); }
-    var entries = reveal.querySelectorAll(".turn-tally > li, .results > li, .orders-revealed > li").length;
+    var entries = reveal.querySelectorAll(".turn-tally > li, .results > li").length;
     var needed = Math.max(ROOM_MIN_SECONDS, entries * ROOM_SECONDS_PER_ENTRY);
     var left = Math.ceil(needed - (Date.now() - since) / 1000);
     spot.textContent = say(left > 0 ? "room_reading" : "room_read", {turn: reveal.dataset.turn, s: left});

@@ -1,27 +1,33 @@
 /* The projector's reveal, a page at a time. A turn's results seldom fit the box at a size the room
    can read from five metres, so its entries (each result and order, as the server rendered them)
    are split into pages of whole entries that fit, shown in turn with "page 2 of 4" beside the
-   heading. An entry taller than the box (the list of who passed, under long names) is shown a
-   box at a time, cut between lines. Entries are only hidden and shown, never dropped or
-   reordered.
+   heading. An entry is never cut: one taller than the box (the next turn's ready list and a GM's
+   message above it leave it little room) folds the reveal to its heading until there is room.
+   Entries are only hidden and shown, never dropped or reordered.
 
    A push that re-renders the same turn, or a box that changes size, keeps the entry the room is
    reading on screen; a new turn starts at its first page. */
 (function () {
   "use strict";
-  // A page stays up long enough to read its dice aloud: a few seconds an entry.
-  var SECONDS_PER_ENTRY = 3, MIN_SECONDS = 8;
-  // Each page: [first entry, entry after the last, how far down the first entry it starts].
+  // The whole turn stays up long enough to read it: a couple of seconds an entry of a line or two,
+  // six at least, each page its share by its entries. So the time does not hang on how the pages
+  // fall, and the GM's dashboard (static/js/app.js, roomReading) counts the same entries to tell
+  // when the room has seen them all.
+  var SECONDS_PER_ENTRY = 2, MIN_SECONDS = 6;
+  // Each page: [first entry, entry after the last].
   var pages = [], page = 0, turn = null, timer = null;
 
   function section() { return document.getElementById("reveal"); }
 
+  // While the next turn's orders are open (the ready list is up), the last reveal keeps only
+  // what it did to each ship (static/css/display.css hides the rest).
   function entries(el) {
-    return Array.prototype.slice.call(el.querySelectorAll(".turn-tally > li, .results > li, .orders-revealed > li"));
+    var ordering = document.querySelector("#ready:not(.empty)");
+    return Array.prototype.slice.call(el.querySelectorAll(
+      ordering ? ".turn-tally > li" : ".turn-tally > li, .results > li, .orders-revealed > li"));
   }
 
-  // The lists go in a window under the heading that clips them, so that a tall entry can be
-  // moved up inside it without passing over the heading.
+  // The lists go in a window under the heading that clips them: what the room reads is in it.
   function windowOf(el) {
     var win = el.querySelector(".reveal-window");
     var lists = el.querySelectorAll(".turn-tally, .results, .orders-revealed");
@@ -48,13 +54,12 @@
 
   function show(el) {
     var items = entries(el), mark = pager(el), win = windowOf(el);
-    var current = pages[page] || [0, items.length, 0];
+    var current = pages[page] || [0, items.length];
     items.forEach(function (item, i) { item.hidden = i < current[0] || i >= current[1]; });
     // A list with nothing on this page takes no room either.
     el.querySelectorAll(".turn-tally, .results, .orders-revealed").forEach(function (list) {
       list.hidden = !list.querySelector(":scope > li:not([hidden])");
     });
-    if (win) win.scrollTop = current[2];
     if (mark) {
       mark.hidden = pages.length < 2;
       mark.textContent = (el.dataset.pager || "{n}/{total}")
@@ -64,13 +69,8 @@
     el.dataset.pages = pages.length;
   }
 
-  function lineHeight(item) {
-    var style = getComputedStyle(item);
-    return parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
-  }
-
   // Pages from the entries' places with everything shown: as many whole entries as fit the
-  // window; an entry taller than it gets pages of its own, each a window's worth of whole lines.
+  // window; none while one is taller than the window.
   function measure(el) {
     var items = entries(el), win = windowOf(el), found = [];
     var mark = pager(el);
@@ -78,47 +78,42 @@
     if (!win || !items.length) return found;
     items.forEach(function (item) { item.hidden = false; });
     win.querySelectorAll(".turn-tally, .results, .orders-revealed").forEach(function (list) { list.hidden = false; });
-    win.scrollTop = 0;
     var room = win.clientHeight - 2, start = 0, startY = items[0].getBoundingClientRect().top;
+    var tallest = Math.max.apply(null, items.map(function (item) { return item.getBoundingClientRect().height; }));
+    el.classList.toggle("folded", tallest > room);
+    if (tallest > room) return [[0, 0]];
     items.forEach(function (item, i) {
       var r = item.getBoundingClientRect();
       if (i > start && r.bottom - startY > room) {
-        found.push([start, i, 0]);
+        found.push([start, i]);
         start = i;
         startY = r.top;
       }
-      if (r.height > room) {
-        if (i > start) found.push([start, i, 0]);
-        var step = Math.max(1, Math.floor(room / lineHeight(item))) * lineHeight(item);
-        for (var shift = 0; shift < r.height - 1; shift += step) found.push([i, i + 1, shift]);
-        start = i + 1;
-        startY = i + 1 < items.length ? items[i + 1].getBoundingClientRect().top : 0;
-      }
     });
-    if (start < items.length) found.push([start, items.length, 0]);
+    if (start < items.length) found.push([start, items.length]);
     return found;
   }
 
   function schedule() {
     clearTimeout(timer);
     if (pages.length < 2) return;
-    var shown = pages[page][1] - pages[page][0];
+    var shown = pages[page][1] - pages[page][0], all = pages[pages.length - 1][1];
     timer = setTimeout(function () {
       page = (page + 1) % pages.length;
       var el = section();
       if (el) { show(el); schedule(); }
-    }, Math.max(MIN_SECONDS, shown * SECONDS_PER_ENTRY) * 1000);
+    }, Math.max(MIN_SECONDS, all * SECONDS_PER_ENTRY) * 1000 * shown / all);
   }
 
   function layout() {
     var el = section();
     if (!el) return;
     var now = el.dataset.turn;
-    var reading = now === turn && pages[page] ? pages[page] : [0, 0, 0];
+    var reading = now === turn && pages[page] ? pages[page] : [0, 0];
     pages = measure(el);
     page = 0;
     pages.forEach(function (p, i) {
-      if (p[0] <= reading[0] && reading[0] < p[1] && p[2] <= reading[2]) page = i;
+      if (p[0] <= reading[0] && reading[0] < p[1]) page = i;
     });
     turn = now;
     show(el);

@@ -76,6 +76,7 @@ def test_three_npc_raiders_fight_with_no_gm_input_and_a_player_changes_station(
         # M-NPC-1: the crews' values were rolled at the reveal, with their breakdown.
         # ("Basic crew): 1 + d6 4" as rolled, or "Basic crew 1 + d6 4" in an attack's sum).
         expect(display.locator("#log")).to_contain_text(re.compile(r"crew\)?:? \d \+ d6 \d"))
-    reveal = display.locator("#reveal")
-    expect(reveal).to_contain_text("Comms of Kestrel")  # the mover's order, from the new station
+    # The mover's order, from the new station (the GM's reveal lists the orders; the projector's
+    # says what they did).
+    expect(gm.locator("#reveal")).to_contain_text("Comms of Kestrel")
     expect(gm.locator("#turn")).to_contain_text("Start turn 4")

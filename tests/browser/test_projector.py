@@ -5,6 +5,7 @@ eight ships under 60-character names, shortened with the full name at hand."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import create_game, shot
-from tests.browser.worst_case import shortened
+from tests.browser.worst_case import PROJECTORS, shortened, texts, worst_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -203,3 +204,61 @@ def test_two_ships_red_alert_and_a_long_message(
     covered = [t for t in texts if t["where"] != "alert" and overlaps(box, t["box"])]
     assert not covered, covered
     shot(page, f"projector-red-alert-{width}")
+
+
+# Every part of the projector's report (static/js/report-pages.js): its text, whether it is shown,
+# and whether it lies whole inside the window.
+REPORT_PARTS = """() => Array.from(document.querySelectorAll(
+    'main.report :is(h1, h2, h3, h4, p, li, tbody tr, figure):not(figure *, li *)')).map(el => {
+  const r = el.getBoundingClientRect();
+  return {text: el.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60),
+          shown: el.checkVisibility() && r.height > 0,
+          whole: r.top >= -1 && r.bottom <= innerHeight + 1 && r.left >= -1
+                 && r.right <= innerWidth + 1};
+})"""
+
+
+@pytest.mark.parametrize("viewport", PROJECTORS, ids=lambda v: f"{v['width']}x{v['height']}")
+def test_the_projectors_report_pages_itself_and_nothing_is_cut(
+    server: Server, browser: Any, viewport: dict[str, int]
+) -> None:
+    """The report button on the projector opens the report in the room's language, a screen at a
+    time: no scrolling, every part of it whole on screen at some moment, no text under 24 px."""
+    table = worst_table(server.base, ships=8)
+    rng = random.Random(5)
+    for _ in range(2):
+        table.command("StartTurn")
+        table.order_all(rng)
+        if table.view()["game"]["phase"] == "orders":
+            table.command("CloseOrders")
+    table.command("EndCombat")
+    display = browser.new_context(viewport=viewport, locale="en-US").new_page()
+    display.clock.install()
+    display.goto(f"{table.base}/display/{table.game_id}")
+    link = display.locator("#combat-end .report-link")
+    expect(link).to_have_attribute("href", "report?lang=de", timeout=WAIT)
+    display.goto(f"{table.base}/display/{table.game_id}/report?lang=de")
+    expect(display.locator("h1")).to_contain_text("Einsatzbericht")
+    first: list[dict[str, Any]] = display.evaluate(REPORT_PARTS)
+    pages = int(display.locator("body").get_attribute("data-pages") or 0)
+    assert pages >= 2, "two battles' report cannot fit one screen at 24 px"
+    seen: set[int] = set()
+    for step in range(pages):
+        expect(display.locator("body")).to_have_attribute("data-page", str(step + 1))
+        scroll = display.evaluate("() => document.scrollingElement.scrollHeight - innerHeight")
+        assert scroll <= 1, f"page {step + 1} scrolls by {scroll} px"
+        parts: list[dict[str, Any]] = display.evaluate(REPORT_PARTS)
+        assert [p["text"] for p in parts] == [p["text"] for p in first]
+        cut = [p["text"] for p in parts if p["shown"] and not p["whole"]]
+        assert not cut, (step + 1, cut)
+        seen |= {i for i, p in enumerate(parts) if p["shown"]}
+        problems = [
+            t
+            for t in texts(display, "main.report")
+            if t["size"] < 24 - 0.01 or (t["clipped"] and not shortened(t))
+        ]
+        assert not problems, (step + 1, problems)
+        shot(display, f"projector-report-{viewport['width']}-{step + 1}")
+        display.clock.fast_forward(120_000)
+    missed = [p["text"] for i, p in enumerate(first) if i not in seen]
+    assert not missed, missed

@@ -1,10 +1,12 @@
-"""The projector shows every entry of a long turn. Eight NPC crews reveal a turn
-of more than twenty results and orders at once; the reveal box shows them a page at a time, and
-every entry is, at some moment, whole inside the box at 24 px or more. A resync that re-renders
-the reveal mid-cycle keeps the page the room is reading."""
+"""The projector shows every entry of a long turn, in a few pages. Eight NPC crews reveal a turn
+of a dozen results and more at once; the reveal box shows them a page at a time, at most four
+pages, and every entry is, at some moment, whole inside the box at 24 px or more. A resync that
+re-renders the reveal mid-cycle keeps the page the room is reading. The GM hears the room has seen
+it all when the projector has shown its last page."""
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -13,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import create_game, shot
+from tests.browser.worst_case import GM, PROJECTORS, READABLE_PAGES, worst_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WAIT = 15_000
@@ -80,10 +83,12 @@ def test_every_entry_of_a_twenty_entry_turn_is_on_the_projector_at_some_moment(
     expect(display.locator("#reveal")).to_contain_text("Turn 1 revealed", timeout=WAIT)
     expect(display.locator("#reveal")).to_have_attribute("data-pages", re.compile(r"^\d+$"))
     first: list[dict[str, Any]] = display.evaluate(ENTRIES)
-    assert len(first) >= 20, [e["text"] for e in first]
+    assert len(first) >= 12, [e["text"] for e in first]
     page, pages = page_number(display)
     assert page == 1
     assert pages >= 2, "twenty entries cannot fit one page at 24 px"
+    # The room takes in the whole turn in the seconds a GM gives it: a few pages, not dozens.
+    assert pages <= READABLE_PAGES, pages
     expect(display.locator("#reveal h2")).to_contain_text(f"page 1 of {pages}")
 
     spans: list[list[list[float]]] = [[] for _ in first]
@@ -114,3 +119,47 @@ def test_every_entry_of_a_twenty_entry_turn_is_on_the_projector_at_some_moment(
         expect(display.locator("#reveal")).to_have_attribute("data-page", str(page + 1))
     missed = [e["text"] for e, s in zip(first, spans, strict=True) if uncovered(e["height"], s)]
     assert not missed, missed
+
+
+def test_the_gm_hears_the_room_has_seen_the_reveal_as_the_projector_shows_its_last_page(
+    server: Server, browser: Any
+) -> None:
+    """Under the start button the GM reads how long the projector still shows the reveal; the
+    line says the room has seen it all once the projector has shown its every page, not before,
+    and not long after."""
+    table = worst_table(server.base, ships=3)
+    gm = browser.new_context(viewport=GM, locale="de-DE").new_page()
+    gm.clock.install()
+    gm.goto(f"{table.base}/gm/{table.game_id}?token={table.gm_token}")
+    display = browser.new_context(viewport=PROJECTORS[1]).new_page()
+    display.clock.install()
+    display.goto(f"{table.base}/display/{table.game_id}")
+    display.mouse.click(2, 2)  # sound allowed: the button asking for it goes
+    expect(display.locator(".d-sound-enable")).to_be_hidden()
+    table.command("StartTurn")
+    table.order_all(random.Random(7))
+    if table.view()["game"]["phase"] == "orders":
+        table.command("CloseOrders")
+    expect(display.locator("#reveal")).to_contain_text("Runde 1", timeout=WAIT)
+    reading = gm.locator("#turn .room-reading")
+    expect(reading).to_contain_text("zeigt noch", timeout=WAIT)
+    pages = page_number(display)[1]
+    assert pages >= 2
+    seen: set[int] = set()
+    last_left = None  # seconds since the projector left its last page
+    for tick in range(240):  # half a second each
+        page, _ = page_number(display)
+        if page == pages:
+            last_left = None
+        elif pages in seen and last_left is None:
+            last_left = tick
+        seen.add(page)
+        if "alles gezeigt" in (reading.text_content() or ""):
+            assert seen == set(range(1, pages + 1)), (seen, pages)
+            # Said within a couple of seconds of the projector turning past its last page.
+            assert last_left is None or tick - last_left <= 4, (tick, last_left)
+            break
+        display.clock.run_for(500)
+        gm.clock.run_for(500)
+    else:
+        raise AssertionError(f"the GM never heard the room had seen it all ({seen} of {pages})")

@@ -16,8 +16,10 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import shot
+from tests.browser.test_zone_map import check_zone_map
 from tests.browser.worst_case import (
     PROJECTORS,
+    READABLE_PAGES,
     WAIT,
     Table,
     projector_page,
@@ -45,21 +47,24 @@ def stations_shown(display: Page, table: Table) -> None:
     assert wanted <= drawn, sorted(wanted - drawn)
 
 
-# At 1280x720 the right-hand column is too short once the wave's message and the ready list take
-# their share (the table's dice are seeded: the same turns every run): the last reveal's box holds
-# two lines and a half, so a three-line entry of it is cut mid-line.
-SHORT_COLUMN = pytest.mark.xfail(strict=True, reason="the reveal's box at 1280x720 during the wave")
-# A reveal entry taller than its box (a ship's line of the turn's tally, in German) is shown a box
-# at a time, and the box's last line is cut between pages: the room reads it whole only on the next.
-TALL_ENTRY = pytest.mark.xfail(strict=True, reason="a tally line taller than the reveal's box")
+# A ship on the ready list named by enough of its name to tell it from the others.
+RECOGNISABLE = 12
+
+
+def ready_names_shown(display: Page) -> dict[str, int]:
+    """How many letters of each ship's name the ready list shows (as wide as its box allows)."""
+    shown: dict[str, int] = display.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#ready h3'))
+          .filter(h => h.checkVisibility())
+          .map(h => [h.title, Math.floor(h.title.length
+                                         * Math.min(1, h.clientWidth / h.scrollWidth))]))"""
+    )
+    return shown
 
 
 @pytest.mark.parametrize(
     "viewport",
-    [
-        pytest.param(PROJECTORS[0], marks=TALL_ENTRY),
-        pytest.param(PROJECTORS[1], marks=SHORT_COLUMN),
-    ],
+    PROJECTORS,
     ids=lambda v: f"{v['width']}x{v['height']}",
 )
 def test_every_ship_and_station_readable_from_two_to_eight_ships(
@@ -79,6 +84,8 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
             table.command("StartTurn")
             settled(display, table)
             assert not projector_problems(display), ("orders", projector_problems(display))
+            shown = ready_names_shown(display)
+            assert shown and min(shown.values()) >= RECOGNISABLE, shown
             table.order_all(rng)
             if table.view()["game"]["phase"] == "orders":
                 table.command("CloseOrders")
@@ -87,6 +94,11 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
             expect(display.locator("#reveal").locator("li:visible").first).to_have_class(
                 re.compile(r"\btally\b")
             )
+            # The whole turn in a few pages, read in the seconds a GM gives the room.
+            expect(display.locator("#reveal")).to_have_attribute("data-pages", re.compile(r"^\d+$"))
+            shot(display, f"worst-projector-{size}-reveal-1")
+            pages = int(display.locator("#reveal").get_attribute("data-pages") or 0)
+            assert 1 <= pages <= READABLE_PAGES, pages
         if ships == 4:
             # Turn 2: the cue's wave of two raiders arrives, with RED ALERT and the cue's
             # message; the last reveal stays up while orders are open.
@@ -95,4 +107,8 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
         settled(display, table)
         shot(display, f"worst-projector-{size}-{table.ships()}")
         assert not projector_problems(display), (ships, projector_problems(display))
+        check_zone_map(display, "#map", 24 * viewport["width"] / 1920)
+        if table.view()["game"]["phase"] == "orders":
+            shown = ready_names_shown(display)
+            assert shown and min(shown.values()) >= RECOGNISABLE, (ships, shown)
         stations_shown(display, table)

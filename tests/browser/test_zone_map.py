@@ -141,6 +141,7 @@ def check_zone_map(page: Page, selector: str, floor: float) -> None:
         ("nebula-ambush", 1280, 720),
         # Eight ships (a cue's wave brings the ambush to six): the map beside a full column.
         ("crowded-nebula", 1920, 1080),
+        ("crowded-nebula", 1280, 720),
     ],
 )
 def test_the_zone_map_reads_from_across_the_room_and_on_the_gm_laptop(

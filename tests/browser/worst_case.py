@@ -47,6 +47,8 @@ PROJECTORS = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
 # 24 px on a 1920-wide projector; a 1280-wide one shows the same picture smaller, as large on the
 # same wall, so its floor scales with it.
 FLOOR_AT_1920 = 24.0
+# The reveal of a turn on the projector, read in the quarter-minute a GM gives the room after it.
+READABLE_PAGES = 4
 WAIT = 15_000
 
 

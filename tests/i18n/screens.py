@@ -22,7 +22,7 @@ from app.i18n import LANGUAGES, catalogue_path, requested
 from app.rules import apply, display_view, gm_view, station_view
 from app.rules import commands as c
 from app.rules.content import MODULES
-from app.web.mapmarks import short_name
+from app.web.mapmarks import said_name, short_name
 from app.web.render import render_page, render_template
 from tests.web import games
 from tests.web.test_crew_screens import crewed
@@ -130,8 +130,9 @@ def data_strings(value: Any) -> set[str]:
     elif isinstance(value, dict):
         if "side" in value and isinstance(value.get("name"), str):
             found.add(value["name"][:3])  # a ship's mark on the pilot's grid
-            # its name shortened on a map (app/web/mapmarks.py)
+            # its name shortened on a map and in the projector's reveal (app/web/mapmarks.py)
             found.update(short_name(value["name"], n) for n in (10, 12, 14))
+            found.add(said_name(value["name"], 20))
         for key, item in value.items():
             found |= data_strings(key) | data_strings(item)
     elif isinstance(value, list | tuple):
