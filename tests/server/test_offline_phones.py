@@ -76,9 +76,9 @@ async def test_the_gm_is_told_which_station_waits_on_an_offline_phone_and_can_pa
         assert OFFLINE in html.unescape(page.text)  # the dashboard's page says it too
         # A socket the page opens on the version it shows gets, of its panels, only those that
         # read who is connected (which the version does not say).
-        shown = re.search(r'data-shown="([^"]+)"', page.text)
-        assert shown is not None
-        gm_url = f"{live.ws}/ws/gm/{table.game_id}?token={table.gm_token}&shown={shown.group(1)}"
+        marker = re.search(r'data-shown="([^"]+)"', page.text)
+        assert marker is not None
+        gm_url = f"{live.ws}/ws/gm/{table.game_id}?token={table.gm_token}&shown={marker.group(1)}"
         async with connect(gm_url) as opened:
             welcome = str(await asyncio.wait_for(opened.recv(), 10))
             panels = re.findall(r'<[a-z]+ id="([\w-]+)"[^>]*hx-swap-oob="true"', welcome)
