@@ -31,8 +31,10 @@ from app.rules.content import (
     Catalogue,
     ContentError,
 )
+from app.rules.content.advice import deck_warnings
 from app.rules.content.zone_content import CANVAS_HEIGHT, CANVAS_WIDTH, MAP_KINDS, TERRAINS
 from app.rules.core.messages import message
+from app.rules.core.phases import kinds_played_by
 from app.rules.modules.cues.cue_content import PHASES
 from app.service import ServiceError
 from app.service.library import (
@@ -318,6 +320,9 @@ async def _item_page(
 ) -> HTMLResponse:
     token = csrf_token(request)
     choices = await _choices(session_factory, data)
+    # Likely slips, beside their fields; a field with a problem shows that alone.
+    shown = {problem.field for problem in problems or []}
+    warnings = deck_warnings(data, kind, kinds_played_by) if kind == "deck" else []
     with speaking_content((await library(session_factory)).words):  # the pickers' names
         html = render_template(
             "editor_item.html",
@@ -327,6 +332,7 @@ async def _item_page(
             empty=loose({}),
             version=version,
             problems=problems or [],
+            warnings=[warning for warning in warnings if warning.field not in shown],
             saved=saved,
             choices=choices,
             cues=loose(cue_parts(data)) if kind == "scenario" else [],

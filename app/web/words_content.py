@@ -41,6 +41,10 @@ CONTENT_SENTENCES: dict[str, str | tuple[str, str]] = {
     "content_needs_reach": N_("Give a reach: only these kinds have their own: {kinds}."),
     "content_magazine_for_torpedoes": N_("Only a torpedo launcher has a magazine."),
     "content_unknown_deck": N_("There is no deck '{deck}'; known decks: {decks}."),
+    "content_card_never_played": N_(
+        "No {station} order plays a '{kind}' card ({station} plays {kinds}): in this deck it can "
+        "only be discarded."
+    ),
     "content_deck_of_another_role": N_(
         "{deck} is a deck for {deck_role}, but this station is {station}."
     ),

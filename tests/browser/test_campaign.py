@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.web.deps import gm_cookie
 from tests.browser.conftest import Server
 from tests.browser.screens import shot, small_targets
 from tests.browser.test_accessibility import violations
@@ -68,14 +69,22 @@ def test_the_same_table_rejoins_the_next_evening_on_one_code(server: Server, bro
         page.wait_for_url(re.compile(r"/play/[0-9a-f-]+$"))
         phones[character] = page
 
-    # The evening: Dr Amara Lind hurt (two characteristics, so her points can go either way),
+    # The evening: Dr Amara Lind hurt (two characteristics, so her points can go either way) by
+    # the GM's commands, each waited for, so that the day of Downtime meets exactly these wounds;
     # a combat, ended; then the GM writes it back from the dashboard.
-    amara = gm.locator("#crew tr:has-text('Dr Amara Lind')")
-    for field, value, shown in (("END", "7", "END 7/10"), ("STR", "4", "STR 4/6")):
-        box = amara.locator(f"label:has-text('{field}') input[name=value]")
-        box.fill(value)
-        box.press("Enter")
-        expect(phones["amara-lind"].locator(".injury")).to_contain_text(shown, timeout=WAIT)
+    game_id = gm.url.rsplit("/", 1)[1]
+    token = next(c["value"] for c in gm.context.cookies() if c["name"] == gm_cookie(game_id))
+    for field, value in (("endurance", 7), ("strength", 4)):
+        command = {"type": "SetCharacteristic", "character": "amara-lind", "field": field}
+        given = gm.request.post(
+            f"{server.base}/api/games/{game_id}/commands",
+            data={**command, "value": value, "command_id": f"wound-{field}"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert given.ok, given.text()
+    injury = phones["amara-lind"].locator(".injury")
+    expect(injury).to_contain_text("END 7/10", timeout=WAIT)
+    expect(injury).to_contain_text("STR 4/6")
     gm.click("#turn button:has-text('Start combat')")
     expect(phones["amara-lind"].locator("#status")).to_contain_text("T1 · Orders", timeout=WAIT)
     two_clicks(gm, gm.locator("#turn button:has-text('End combat')"))

@@ -182,3 +182,30 @@ def test_the_form_names_the_players_side_and_the_preview_draws_it(
     with zipfile.ZipFile(io.BytesIO(exported.content)) as files:
         scenario = next(files.read(n).decode() for n in files.namelist() if copy_id in n)
     assert 'players_side = "allianz"' in scenario
+
+
+def test_a_deck_of_cards_its_role_cannot_play_is_saved_with_a_warning_beside_each(
+    client: TestClient, settings: Settings
+) -> None:
+    """G-CARD-5: the captain's deck filled with repair cards checks (a deck may hold any kind),
+    but no Captain's order plays them: the editor saves it and says so beside each such card's
+    kind, in the reader's language, naming the station by its name."""
+    _open(client, settings)
+    fields = _form(client.get("/editor/deck/new?copy=captain", headers=PAGE).text)
+    fields = _set(_set(fields, "cards[0].kind", "repair"), "cards[2].kind", "helm")
+    saved = _post(client, "/editor/deck/form", [*fields, ("action", "save")])
+    assert saved.status_code == 303, unescape(saved.text)  # a warning never refuses a save
+    edit = client.get(saved.headers["location"], headers=PAGE)
+    warned = dict(re.findall(r'class="field-warning"[^>]*data-field="([^"]+)">([^<]*)', edit.text))
+    assert sorted(warned) == ["cards[0].kind", "cards[2].kind"]
+    assert unescape(warned["cards[0].kind"]) == (
+        "No Captain order plays a 'repair' card (Captain plays command): in this deck it can "
+        "only be discarded."
+    )
+    german = client.get(saved.headers["location"], headers={**PAGE, "Accept-Language": "de"})
+    said = re.findall(r'class="field-warning"[^>]*>([^<]*)', german.text)
+    assert len(said) == 2 and "Kapitän" in unescape(said[0]) and "Captain" not in said[0]
+    # Back to a deck it plays: no warning.
+    fixed = _set(_set(_form(edit.text), "cards[0].kind", "command"), "cards[2].kind", "any")
+    again = _post(client, "/editor/deck/form", [*fixed, ("action", "save")])
+    assert "field-warning" not in client.get(again.headers["location"], headers=PAGE).text

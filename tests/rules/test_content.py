@@ -570,3 +570,30 @@ def test_content_rules_import_only_the_standard_library(module: str) -> None:
             continue
         for name in names:
             assert name.split(".")[0] in sys.stdlib_module_names, f"{module} imports {name}"
+
+
+def test_g_card_5_a_deck_card_no_order_of_its_role_plays_is_a_warning_at_its_kind() -> None:
+    """A captain's deck with repair cards reads (a deck may hold any kind) but those cards are
+    dead in the hand: a warning names each card's kind field; the shipped decks have none."""
+    import copy
+
+    from app.content import builtin_files
+    from app.rules.content.advice import deck_warnings
+    from app.rules.core.phases import kinds_played_by
+
+    assert kinds_played_by("captain") == ["any", "command"]
+    for deck_id, (data, *_) in builtin_files()["deck"].items():
+        assert deck_warnings(data, deck_id, kinds_played_by) == [], deck_id
+    deck = copy.deepcopy(builtin_files()["deck"]["captain"][0])
+    deck["cards"][1]["kind"] = "repair"
+    deck["cards"][3]["kind"] = "any"
+    found = deck_warnings(deck, "captain.toml", kinds_played_by)
+    assert [(w.file, w.field) for w in found] == [("captain.toml", "cards[1].kind")]
+    assert found[0].message == {
+        "msg": "content_card_never_played",
+        "station": "captain",
+        "kind": "repair",
+        "kinds": ["command"],
+    }
+    assert deck_warnings({"role": "nobody", "cards": deck["cards"]}, "x", kinds_played_by) == []
+    assert deck_warnings({"role": "captain", "cards": "none"}, "x", kinds_played_by) == []

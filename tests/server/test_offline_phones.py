@@ -74,6 +74,15 @@ async def test_the_gm_is_told_which_station_waits_on_an_offline_phone_and_can_pa
             f"/gm/{table.game_id}", params={"token": table.gm_token}, follow_redirects=True
         )
         assert OFFLINE in html.unescape(page.text)  # the dashboard's page says it too
+        # A socket the page opens on the version it shows gets, of its panels, only those that
+        # read who is connected (which the version does not say).
+        marker = re.search(r'data-shown="([^"]+)"', page.text)
+        assert marker is not None
+        gm_url = f"{live.ws}/ws/gm/{table.game_id}?token={table.gm_token}&shown={marker.group(1)}"
+        async with connect(gm_url) as opened:
+            welcome = str(await asyncio.wait_for(opened.recv(), 10))
+            panels = re.findall(r'<[a-z]+ id="([\w-]+)"[^>]*hx-swap-oob="true"', welcome)
+            assert panels == ["bc-version", "waiting"] and OFFLINE in html.unescape(welcome)
 
         # The button's command: the GM passes for the station, and the turn is revealed.
         await table.gm_command(type="PassOrder", ship="kestrel", station="weapons")

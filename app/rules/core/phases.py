@@ -156,6 +156,13 @@ def actions_for(role: str) -> list[str]:
     return [name for name, spec in ACTIONS.items() if spec["role"] == role]
 
 
+def kinds_played_by(role: str) -> list[str]:
+    """The card kinds some order of `role` counts (the modules' orders too, once registered)."""
+    return sorted(
+        {kind for spec in ACTIONS.values() if spec["role"] == role for kind in spec["kinds"]}
+    )
+
+
 def phase_allows(phase: str, command_type: str) -> bool:
     allows = PHASES[phase]["allows"]
     assert isinstance(allows, frozenset)
