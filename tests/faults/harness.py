@@ -223,6 +223,10 @@ class ViewWatcher(_Background):
                             message = json.loads(raw)
                             if message.get("type") == "heartbeat":
                                 continue
+                            # Which phones are connected is the GM socket's own news, not the
+                            # game's: the checks hold screens to the game as stored.
+                            if isinstance(message.get("view"), dict):
+                                message["view"].pop("phones", None)
                             connection.messages += 1
                             if connection.first is None:
                                 connection.first = message
