@@ -296,7 +296,8 @@ def shortened(text: dict[str, Any]) -> bool:
 def projector_problems(page: Page) -> list[str]:
     """Whatever the room could not read on the projector: text under the floor (24 px at 1920
     wide), text cut off or pushed off screen (a name may end in an ellipsis, its title whole; the
-    log drops its oldest lines), a word split without a hyphen, a ship or station not shown."""
+    log drops its oldest lines), a box whose content runs past its edge (a table wider than its
+    panel), a word split without a hyphen, a ship or station not shown."""
     width = page.viewport_size["width"] if page.viewport_size else 1920
     floor = FLOOR_AT_1920 * width / 1920
     problems = []
@@ -306,6 +307,7 @@ def projector_problems(page: Page) -> list[str]:
         # The log drops its oldest lines out of sight.
         if text["clipped"] and not shortened(text) and not text["where"].startswith("log"):
             problems.append(f"cut: {text['text']!r} in #{text['where']}")
+    problems += spills(page, "main.display")
     problems += [f"split: {word}" for word in split_words(page, "main.display")]
     problems += page.evaluate(
         """() => Array.from(document.querySelectorAll(
