@@ -214,14 +214,18 @@
       var until = state.armed[formKey(b)];
       if (until && until > Date.now()) arm(b, until);
     });
-    if (state.epoch !== root.dataset.epoch) return; // a new turn or phase: start afresh
+    var fresh = state.epoch !== root.dataset.epoch; // a new turn or phase: values start afresh
     root.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (el) {
       var key = fieldKey(el);
-      if (!(key in state.fields) || el.disabled) return;
-      var value = state.fields[key];
-      if (el.type === "checkbox" || el.type === "radio") el.checked = value;
-      else if (el.tagName !== "SELECT" || Array.prototype.some.call(el.options, function (o) { return o.value === value; })) el.value = value;
-      if (key === state.focus) el.focus();
+      if (el.disabled) return;
+      if (!fresh && key in state.fields) {
+        var value = state.fields[key];
+        if (el.type === "checkbox" || el.type === "radio") el.checked = value;
+        else if (el.tagName !== "SELECT" || Array.prototype.some.call(el.options, function (o) { return o.value === value; })) el.value = value;
+      }
+      // The field being typed into keeps the focus, typed into yet or not: what the user types
+      // next goes where they clicked.
+      if (key === state.focus && document.activeElement !== el) el.focus({ preventScroll: true });
     });
   }
 

@@ -68,7 +68,7 @@ def test_no_serious_or_critical_violations_on_any_page(
 
     gm.click("#turn button:has-text('Start combat')")
     expect(gm.locator("#turn button:has-text('Start combat')")).to_have_count(0, timeout=WAIT)
-    row = gm.locator("article.gm-ship", has_text="Gutter Knife").locator("tr", has_text="Hull")
+    row = gm.locator("article.gm-ship", has_text="Gutter Knife").locator(".gm-row", has_text="Hull")
     row.locator("input[name=damage]").fill("8")
     row.locator("button:has-text('dmg')").click()
     display = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()

@@ -43,7 +43,7 @@ def test_red_alert_station_down_and_a_private_message(
     expect(phone.locator("#status")).to_contain_text("RED ALERT", timeout=WAIT)
 
     pilot_row = gm.locator("article.gm-ship", has_text="Bastion-class").locator(
-        "tr", has_text="Pilot"
+        ".gm-row", has_text="Pilot"
     )
     pilot_row.locator("input[name=damage]").fill("5")
     pilot_row.locator("button:has-text('dmg')").click()

@@ -79,9 +79,9 @@ def test_the_gm_starts_a_game_keeps_up_adds_a_ship_and_destroys_it(
     add.locator("button:has-text('Add ship')").click()
     ship = gm.locator("article.gm-ship", has_text="Iron Maw")
     expect(ship).to_be_visible(timeout=WAIT)
-    hull = ship.locator("tr", has_text="Hull")
+    hull = ship.locator(".gm-row", has_text="Hull")
     expect(hull).to_contain_text(f"{cruiser.hull.boxes}/{cruiser.hull.boxes}")
-    expect(ship.locator("tr", has_text="Shields")).to_contain_text(
+    expect(ship.locator(".gm-row", has_text="Shields")).to_contain_text(
         f"{cruiser.shields.boxes}/{cruiser.shields.boxes}"
     )
     expect(ship).to_contain_text("Shields UP")

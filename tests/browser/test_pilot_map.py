@@ -42,7 +42,7 @@ def test_the_pilot_sees_every_ship_with_coordinates_and_wrecks(
     expect(coords).to_have_count(1 + 16 + 10)
     expect(coords.nth(16)).to_have_text("15")
 
-    rustjaw = gm.locator("article.gm-ship", has_text="Rustjaw").locator("tr", has_text="Hull")
+    rustjaw = gm.locator("article.gm-ship", has_text="Rustjaw").locator(".gm-row", has_text="Hull")
     rustjaw.locator("input[name=damage]").fill("8")
     rustjaw.locator("button:has-text('dmg')").click()
     expect(phone.locator(".pilot-overview .ship-mark.destroyed .wreck")).to_have_count(

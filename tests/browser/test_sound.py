@@ -51,7 +51,7 @@ def gm_and_projector(server: Server, browser: Any, scenario: str) -> tuple[Page,
 
 
 def set_track(gm: Page, ship: str, damage: int) -> None:
-    row = gm.locator("article.gm-ship", has_text=ship).locator("tr", has_text="Hull")
+    row = gm.locator("article.gm-ship", has_text=ship).locator(".gm-row", has_text="Hull")
     row.locator("input[name=damage]").fill(str(damage))
     row.locator("button:has-text('dmg')").click()
 
@@ -107,7 +107,7 @@ def test_a_phone_thuds_with_the_buzz_once_a_tap_has_readied_its_sound(
     phone = browser.new_context(**playwright.devices["iPhone 13"]).new_page()
     join(phone, server.base, code, "kestrel/weapons", "Ann")
     phone.locator("#me").click()  # the tap that lets the page make sound
-    row = gm.locator("article.gm-ship", has_text="Kestrel").locator("tr", has_text="Weapons")
+    row = gm.locator("article.gm-ship", has_text="Kestrel").locator(".gm-row", has_text="Weapons")
     row.locator("input[name=damage]").fill("1")
     row.locator("button:has-text('dmg')").click()
     wait_for_cue(phone, "phone-hit")

@@ -51,6 +51,9 @@ def play(state: dict[str, Any], rng: random.Random, steps: int) -> list[tuple[An
     return out
 
 
+# A browser parses a message's elements as a body's (htmx: in a <template>, whose content takes
+# the mode of its first element): a table's part found there is dropped, its cells spilt out.
+TABLE_PARTS = {"tr", "td", "th", "tbody", "thead", "tfoot", "caption", "col", "colgroup"}
 VOID = {"input", "br", "img", "meta", "link", "hr", "path", "rect", "line", "circle", "polygon"}
 
 
@@ -107,6 +110,10 @@ class Page:
         for attrs, start, inner, end in _Spans(message).top:
             swap = str(attrs.get("hx-swap-oob") or "true")
             found = str(attrs.get("id"))
+            tag = re.match(r"<([A-Za-z0-9]+)", message[start:])
+            assert tag is not None and tag[1].lower() not in TABLE_PARTS, (
+                f"#{found} is a <{tag[1] if tag else '?'}>: a browser drops it outside a table"
+            )
             if found == "bc-version":
                 continue
             if swap == "true":

@@ -40,7 +40,9 @@ def test_after_a_combat_the_gm_has_one_start_button_and_it_starts_the_next_comba
 def hull_label(html: str, article: str) -> str:
     """The Hull row's words in one ship's article (the GM's card or a ship panel)."""
     found = re.search(
-        article + r".*?(?:<tr id=\"gm-track-\w+-hull\"><th>Hull</th>.*?</tr>|hull-row.*?</span>)",
+        article
+        + r".*?(?:<div id=\"gm-track-\w+-hull\" class=\"gm-row\">"
+        + r"<b class=\"gm-cell gm-head\">Hull</b>.*?</div>\s*</div>|hull-row.*?</span>)",
         html,
         re.S,
     )
