@@ -44,9 +44,17 @@ ZONES = ("versteck", "ionensturm", "singularitaet", "aussenring", "truemmerfeld"
 PHONE = {"width": 390, "height": 844}
 GM = {"width": 1366, "height": 768}
 PROJECTORS = ({"width": 1920, "height": 1080}, {"width": 1280, "height": 720})
-# 24 px on a 1920-wide projector; a 1280-wide one shows the same picture smaller, as large on the
-# same wall, so its floor scales with it.
-FLOOR_AT_1920 = 24.0
+# The least text the back of the room reads, on a projector of any size: a smaller one draws less
+# at once rather than smaller.
+FLOOR = 24.0
+
+
+def small_projector(viewport: dict[str, int]) -> bool:
+    """Whether the projector draws its small layout (static/css/display.css): below 1880x1058 the
+    full one cannot keep its text at FLOOR."""
+    return viewport["width"] < 1880 or viewport["height"] < 1058
+
+
 # The reveal of a turn on the projector, read in the quarter-minute a GM gives the room after it.
 READABLE_PAGES = 4
 WAIT = 15_000
@@ -294,15 +302,13 @@ def shortened(text: dict[str, Any]) -> bool:
 
 
 def projector_problems(page: Page) -> list[str]:
-    """Whatever the room could not read on the projector: text under the floor (24 px at 1920
-    wide), text cut off or pushed off screen (a name may end in an ellipsis, its title whole; the
-    log drops its oldest lines), a box whose content runs past its edge (a table wider than its
-    panel), a word split without a hyphen, a ship or station not shown."""
-    width = page.viewport_size["width"] if page.viewport_size else 1920
-    floor = FLOOR_AT_1920 * width / 1920
+    """Whatever the room could not read on the projector: text under the floor (24 px), text cut
+    off or pushed off screen (a name may end in an ellipsis, its title whole; the log drops its
+    oldest lines), a box whose content runs past its edge (a table wider than its panel), a word
+    split without a hyphen, a ship or station not shown."""
     problems = []
     for text in texts(page, "main.display"):
-        if text["size"] < floor - 0.01:
+        if text["size"] < FLOOR - 0.01:
             problems.append(f"{text['size']:.1f} px: {text['text']!r} in #{text['where']}")
         # The log drops its oldest lines out of sight.
         if text["clipped"] and not shortened(text) and not text["where"].startswith("log"):

@@ -42,7 +42,8 @@ def hull_label(html: str, article: str) -> str:
     found = re.search(
         article
         + r".*?(?:<div id=\"gm-track-\w+-hull\" class=\"gm-row\">"
-        + r"<b class=\"gm-cell gm-head\">Hull</b>.*?</div>\s*</div>|hull-row.*?</span>)",
+        + r"<b class=\"gm-cell gm-head\">Hull</b>.*?</div>\s*</div>"
+        + r"|hull-row.*?(?=<span class=\"track))",
         html,
         re.S,
     )
