@@ -1,7 +1,8 @@
 /* The after-action report on the projector: a screen nobody scrolls. Its parts (headings,
    paragraphs, each list item, each ship's card, each chart) are split into pages of whole parts
-   that fit the window, shown in turn with "page 2 of 5" in a corner; a heading never ends a page
-   (it goes with what it heads). A part taller than the window is shown alone. Parts are only
+   that fit the window as the page is drawn, shown in turn with "page 2 of 5" in a corner. A
+   heading never ends a page (it goes with what it heads), and a page never ends inside a row of
+   a list laid out in columns. A part taller than the window is shown alone. Parts are only
    hidden and shown, never dropped or reordered. */
 (function () {
   "use strict";
@@ -12,9 +13,10 @@
 
   function parts() { return Array.prototype.slice.call(document.querySelectorAll(PARTS)); }
 
-  function show() {
-    var all = parts(), current = pages[page] || [0, all.length];
-    all.forEach(function (part, i) { part.hidden = i < current[0] || i >= current[1]; });
+  // Shows parts [from, to) and, of the lists, tables and sections, those holding one of them.
+  function only(from, to) {
+    var all = parts();
+    all.forEach(function (part, i) { part.hidden = i < from || i >= to; });
     // A list, a table or a section with nothing on this page takes no room either.
     var holders = Array.prototype.slice.call(document.querySelectorAll(HOLDERS)).reverse();
     holders.forEach(function (holder) { holder.hidden = false; });
@@ -23,6 +25,12 @@
         return !part.hidden && holder.contains(part);
       });
     });
+    return all;
+  }
+
+  function show() {
+    var current = pages[page] || [0, parts().length];
+    only(current[0], current[1]);
     mark.hidden = pages.length < 2;
     mark.textContent = (mark.dataset.pager || "{n}/{total}")
       .replace("{n}", page + 1).replace("{total}", pages.length);
@@ -30,26 +38,27 @@
     document.body.dataset.pages = pages.length;
   }
 
+  // Each page laid out as it will be shown (what it leaves out takes no room, so it starts at the
+  // top), and ended before the first part that runs under the page number.
   function measure() {
-    var all = parts(), found = [], start = 0;
-    all.forEach(function (part) { part.hidden = false; });
-    document.querySelectorAll(HOLDERS).forEach(function (holder) { holder.hidden = false; });
+    var found = [], start = 0, count = parts().length;
+    mark.hidden = false;
+    mark.textContent = "0/0";
+    var limit = window.innerHeight - mark.getBoundingClientRect().height - 8;
     window.scrollTo(0, 0);
-    var startY = all.length ? all[0].getBoundingClientRect().top : 0;
-    // Below the page's own margin at the top, above the page number at the bottom.
-    var room = window.innerHeight - startY - mark.getBoundingClientRect().height - 8;
-    for (var i = 0; i < all.length; i++) {
-      if (i > start && all[i].getBoundingClientRect().bottom - startY > room) {
-        var end = i;
+    while (start < count) {
+      var all = only(start, count), end = start + 1;
+      while (end < count && all[end].getBoundingClientRect().bottom <= limit) end++;
+      if (end < count) {
+        // A page ends with a row of a list laid out in columns, never within one.
+        var top = all[end].getBoundingClientRect().top;
+        while (end - 1 > start && Math.abs(all[end - 1].getBoundingClientRect().top - top) < 1) end--;
         // A heading goes with what follows it.
         while (end - 1 > start && /^H[1-4]$/.test(all[end - 1].tagName)) end--;
-        found.push([start, end]);
-        start = end;
-        startY = all[start].getBoundingClientRect().top;
-        i = start;
       }
+      found.push([start, end]);
+      start = end;
     }
-    if (start < all.length) found.push([start, all.length]);
     return found;
   }
 

@@ -18,6 +18,7 @@ from tests.browser.worst_case import (
     PROJECTORS,
     shortened,
     small_projector,
+    spills,
     texts,
     worst_table,
 )
@@ -268,6 +269,7 @@ def test_the_projectors_report_pages_itself_and_nothing_is_cut(
             if t["size"] < 24 - 0.01 or (t["clipped"] and not shortened(t))
         ]
         assert not problems, (step + 1, problems)
+        assert not spills(display, "main.report"), (step + 1, spills(display, "main.report"))
         shot(display, f"projector-report-{viewport['width']}-{step + 1}")
         display.clock.fast_forward(120_000)
     missed = [p["text"] for i, p in enumerate(first) if i not in seen]

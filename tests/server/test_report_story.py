@@ -131,6 +131,8 @@ def test_g_end_2_the_page_tells_the_story_on_a_phone_the_projector_and_paper(
     assert "report-projector" not in page
     projector = client.get(f"/display/{table.game_id}/report").text
     assert 'class="screen-report report-projector"' in projector
+    # The log is for reading at leisure: on a phone and paper, not on the room's screen.
+    assert '<ol class="report-log">' in page and "report-log" not in projector
     german = client.get(f"/report/{table.game_id}?lang=de").text
     assert "Gewonnen von" in german and "Gefecht 1: " in german
     sheet = client.get(f"/report/{table.game_id}.csv")
