@@ -16,6 +16,7 @@ from tests.browser.screens import create_game, shot
 from tests.browser.worst_case import (
     FLOOR,
     PROJECTORS,
+    ready_marks_level,
     shortened,
     small_projector,
     spills,
@@ -110,8 +111,8 @@ def projector(server: Server, browser: Any, game_id: str, width: int, height: in
 def check_legible(page: Page, width: int, ships: int) -> None:
     texts: list[dict[str, Any]] = page.evaluate(TEXTS)
     floor = FLOOR
-    small = [t for t in texts if t["size"] < floor - 0.01]
-    assert not small, small
+    tiny = [t for t in texts if t["size"] < floor - 0.01]
+    assert not tiny, tiny
     # The log drops its oldest lines and the reveal shows a page at a time (tests/browser/
     # test_reveal_pages.py); a name may end in an ellipsis if its title holds it whole; nothing
     # else may be cut.
@@ -131,10 +132,17 @@ def check_legible(page: Page, width: int, ships: int) -> None:
     ]
     assert not loose, loose
     assert page.locator("#ship-status article.ship").count() == ships
+    size = page.viewport_size
+    on_small = size is not None and small_projector(
+        {"width": size["width"], "height": size["height"]}
+    )
+    if on_small:
+        # The ready list's marks on their ships' own lines, whatever the ships' lines hold.
+        level = ready_marks_level(page)
+        assert all(level.values()), level
     if not page.locator("#map").is_visible():
         # A small projector gives the map's place to a turn's reveal until the next orders open.
-        size = page.viewport_size
-        assert size and small_projector({"width": size["width"], "height": size["height"]})
+        assert on_small
         expect(page.locator("#reveal h2")).to_be_visible()
         return
     marks: list[dict[str, Any]] = page.evaluate(MAP_BOXES)

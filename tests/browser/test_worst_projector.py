@@ -18,6 +18,7 @@ from tests.browser.conftest import Server
 from tests.browser.screens import shot
 from tests.browser.test_zone_map import check_zone_map
 from tests.browser.worst_case import (
+    CREW,
     FLOOR,
     PROJECTORS,
     READABLE_PAGES,
@@ -25,6 +26,7 @@ from tests.browser.worst_case import (
     Table,
     projector_page,
     projector_problems,
+    ready_marks_level,
     small_projector,
     worst_table,
 )
@@ -64,23 +66,6 @@ def ready_names_shown(display: Page) -> dict[str, int]:
     return shown
 
 
-def ready_marks_level(display: Page) -> dict[str, bool]:
-    """On a small projector, the ready list's mark for each ship it lists (✓ or …): whether it is
-    drawn on that ship's own line of the ships' table, after its name."""
-    level: dict[str, bool] = display.evaluate(
-        """() => Object.fromEntries(Array.from(document.querySelectorAll('#ready .d-ready-mark'))
-          .filter(m => m.checkVisibility())
-          .map(m => {
-            const id = m.closest('.d-ready-ship').id.replace(/^ready-/, '');
-            const row = document.getElementById('ship-' + id).getBoundingClientRect();
-            const name = document.querySelector('#ship-' + id + ' h3').getBoundingClientRect();
-            const r = m.getBoundingClientRect(), middle = (r.top + r.bottom) / 2;
-            return [id, row.top < middle && middle < row.bottom && r.left >= name.right];
-          }))"""
-    )
-    return level
-
-
 def ready_shown(display: Page, table: Table, small: bool) -> None:
     """Every ship still fighting is on the ready list, recognisably: by 12 letters of its name, or
     on a small projector by a mark on the ship's own line."""
@@ -108,6 +93,12 @@ def test_every_ship_and_station_readable_from_two_to_eight_ships(
     settled(display, table)
     assert not projector_problems(display), projector_problems(display)
     stations_shown(display, table)
+    # Two ships are full cards: each station's line names its crew, on a small projector too.
+    crews = display.evaluate(
+        """() => Array.from(document.querySelectorAll('#ship-hoffnung .crew'))
+          .filter(e => e.checkVisibility()).map(e => e.title)"""
+    )
+    assert sorted(crews) == sorted(CREW.values()), crews
     rng = random.Random(7)
     for ships in range(3, 9):
         table.grow(ships)

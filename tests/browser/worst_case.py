@@ -327,3 +327,20 @@ def projector_problems(page: Page) -> list[str]:
         })"""
     )
     return problems
+
+
+def ready_marks_level(display: Page) -> dict[str, bool]:
+    """On a small projector, the ready list's mark for each ship it lists (✓ or …): whether it is
+    drawn on that ship's own line of the ships' table, after its name."""
+    level: dict[str, bool] = display.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#ready .d-ready-mark'))
+          .filter(m => m.checkVisibility())
+          .map(m => {
+            const id = m.closest('.d-ready-ship').id.replace(/^ready-/, '');
+            const row = document.getElementById('ship-' + id).getBoundingClientRect();
+            const name = document.querySelector('#ship-' + id + ' h3').getBoundingClientRect();
+            const r = m.getBoundingClientRect(), middle = (r.top + r.bottom) / 2;
+            return [id, row.top < middle && middle < row.bottom && r.left >= name.right];
+          }))"""
+    )
+    return level
