@@ -194,6 +194,13 @@ async def gm_link(request: Request, game_id: GameId, gm: GmCaller, show: bool = 
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
+@router.get("/gm/{game_id}/projector", include_in_schema=False)
+async def gm_projector(game_id: GameId) -> Response:
+    """The projector's page, from the turn panel's relative link: panels are pushed to the GM's
+    screens without the game's id."""
+    return RedirectResponse(f"/display/{game_id}", status_code=303)
+
+
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
 async def gm_panels(
     request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
