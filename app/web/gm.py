@@ -51,7 +51,6 @@ from .deps import (
 )
 from .fields import decimal_number, is_whole_number, whole_number
 from .join import join_qr, public_url
-from .live.presence import with_phones
 from .reading import off_loop, read_view, speaking_game
 from .render import render_template
 from .screen import (
@@ -179,9 +178,9 @@ async def dashboard(
     qr = join_qr(request, info.join_code)
     # Only a server with a broker has props to tell it to.
     props_code = info.props_code if getattr(request.app.state, "props", None) else None
-    phones = with_phones({}, get_hub(request).phones(key))
+    connected = get_hub(request).presence(key)
     return await screen_page(
-        request, session_factory, "gm", key, "gm", parts=phones, props_code=props_code, **qr
+        request, session_factory, "gm", key, "gm", parts=connected, props_code=props_code, **qr
     )
 
 
@@ -195,12 +194,18 @@ async def gm_link(request: Request, game_id: GameId, gm: GmCaller, show: bool = 
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
+@router.get("/gm/{game_id}/projector", include_in_schema=False)
+async def gm_projector(game_id: GameId) -> Response:
+    """The projector's page, from the turn panel's relative link: panels are pushed to the GM's
+    screens without the game's id."""
+    return RedirectResponse(f"/display/{game_id}", status_code=303)
+
+
 @router.get("/gm/{game_id}/panels", response_class=HTMLResponse)
 async def gm_panels(
     request: Request, game_id: GameId, session_factory: SessionFactoryDep, gm: GmCaller
 ) -> Response:
-    phones = with_phones({}, get_hub(request).phones(game_id))
-    return await panels(session_factory, "gm", game_id, "gm", phones)
+    return await panels(session_factory, "gm", game_id, "gm", get_hub(request).presence(game_id))
 
 
 @router.post("/gm/{game_id}/command", response_class=HTMLResponse)

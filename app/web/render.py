@@ -275,7 +275,15 @@ _DECLARED: dict[str, dict[str, Panel | tuple[str, ...]]] = {
         "log": log(15),
     },
     "gm": {
-        "turn": ("can_undo", "game", "settings", NAMES, "ships.*.stations.*.{id,label}"),
+        # `projector`, the hub's like `phones` below: whether a projector screen is open.
+        "turn": (
+            "can_undo",
+            "game",
+            "settings",
+            NAMES,
+            "ships.*.stations.*.{id,label}",
+            "projector",
+        ),
         "combat_end": COMBAT_END,
         # Who is connected (`phones`, the hub's, not the game's: app/web/live/presence.py)
         # against which seat holds each station.

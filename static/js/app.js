@@ -566,13 +566,15 @@
   // next turn. The projector (static/js/reveal.js) shows a turn's tally and results (of the
   // orders only overrides, which are rare) two seconds an entry, six at least, however its pages
   // fall; the dashboard counts the same entries from when it first showed the reveal, a time
-  // kept for the page's session so that a reload does not start it again.
+  // kept for the page's session so that a reload does not start it again. While no projector is
+  // connected (the turn panel says so) the room reads nothing, and the line is hidden.
   var ROOM_SECONDS_PER_ENTRY = 2, ROOM_MIN_SECONDS = 6;
   function roomReading() {
     var spot = document.querySelector("#turn .room-reading");
     var reveal = document.querySelector("#reveal[data-turn]");
     if (!spot) return;
-    if (!reveal || !reveal.dataset.turn) { spot.hidden = true; return; }
+    var unseen = document.querySelector("#turn .gm-no-projector");
+    if (unseen || !reveal || !reveal.dataset.turn) { spot.hidden = true; return; }
     var key = "bc-reveal-seen " + location.pathname + " " + reveal.dataset.turn;
     var since = Number(sessionStorage.getItem(key));
     if (!since) { since = Date.now(); sessionStorage.setItem(key, String(since)); }

@@ -1,6 +1,6 @@
 """The GM's dashboard on the worst table (tests/browser/worst_case.py) at 1366x768: it says
-whether the projector has had time to show the whole last reveal before the GM starts the next
-turn."""
+whether a projector is connected, and whether the projector has had time to show the whole last
+reveal before the GM starts the next turn."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
 from tests.browser.screens import shot
-from tests.browser.worst_case import GM, WAIT, gm_page, spills, worst_table
+from tests.browser.worst_case import (
+    GM,
+    PROJECTORS,
+    WAIT,
+    gm_page,
+    projector_page,
+    spills,
+    worst_table,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,6 +37,10 @@ def test_the_dashboard_says_whether_the_room_has_seen_the_whole_reveal(
     if table.view()["game"]["phase"] == "orders":
         table.command("CloseOrders")
     reading = gm.locator("#turn .room-reading")
+    expect(gm.locator("#reveal")).to_contain_text("aufgedeckt", timeout=WAIT)
+    gm.wait_for_timeout(1000)
+    expect(reading).to_be_hidden()  # no projector: the room reads nothing
+    projector_page(browser, table, PROJECTORS[1])
     expect(reading).to_contain_text("zeigt noch", timeout=WAIT)
     entries = gm.locator("#reveal .turn-tally > li, #reveal .results > li").count()
     assert entries > 3
@@ -37,6 +49,29 @@ def test_the_dashboard_says_whether_the_room_has_seen_the_whole_reveal(
     expect(reading).to_contain_text("zeigt noch")
     gm.clock.run_for(entries * 1000 + 1000)
     expect(reading).to_contain_text(f"alles gezeigt, was in Runde {table.view()['game']['turn']}")
+
+
+def test_the_dashboard_says_while_no_projector_is_connected(server: Server, browser: Any) -> None:
+    """The line shows while no projector is open, goes once one opens from its link, and comes
+    back once the projector closes and its grace (a reload's) is over."""
+    table = worst_table(server.base, ships=2)
+    gm = gm_page(browser, table)
+    line = gm.locator("#turn .gm-no-projector")
+    expect(line).to_have_text(
+        "Kein Projektor verbunden: Der Raum sieht nichts. Projektorbild öffnen", timeout=WAIT
+    )
+    expect(line).to_be_in_viewport(ratio=1)
+    assert spills(gm, "#turn") == []
+    shot(gm, "gm-no-projector")
+    with gm.context.expect_page() as opened:
+        line.locator("a").click()
+    projector = opened.value
+    expect(projector.locator("main.display")).to_be_attached(timeout=WAIT)
+    expect(line).to_have_count(0, timeout=WAIT)
+    projector.close()
+    gm.wait_for_timeout(1000)
+    expect(line).to_have_count(0)  # within the grace a reload would be back
+    expect(line).to_be_visible(timeout=WAIT)
 
 
 def test_every_dashboard_panel_holds_sixty_character_ship_names(

@@ -28,7 +28,7 @@ from app.rules.bot import seat_table, table_command
 from app.rules.content import MODULES
 from app.service import canonical, view_for
 from app.web import render as panels
-from app.web.live.presence import with_phones
+from app.web.live.presence import Presence, with_presence
 from app.web.render import PANELS, PLANS, TREES, Inputs, Screen, render_panels
 
 State = dict[str, Any]
@@ -88,10 +88,15 @@ def game(request: pytest.FixtureRequest) -> tuple[list[State], list[str]]:
 
 
 def _view(state: State, viewer: Any, seats: list[str]) -> dict[str, Any]:
-    """A screen's view; the GM's with the phones connected, as the hub gives it: one of the
-    bridge's phones offline."""
+    """A screen's view; the GM's with who is connected, as the hub gives it: one of the bridge's
+    phones offline, and no projector."""
     view = view_for(state, viewer)
-    return with_phones(view, seats[1:]) if viewer == "gm" else view
+    if viewer != "gm":
+        return view
+    connected = Presence()
+    for seat in seats[1:]:
+        connected.came(seat)
+    return with_presence(view, connected)
 
 
 def _viewers(audience: str, seats: list[str]) -> list[Any]:

@@ -52,7 +52,7 @@ from app.web.words import say
 
 from . import presence
 from .listener import Listener
-from .presence import Presence, with_phones
+from .presence import PROJECTOR, Presence, with_presence
 
 log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS: float = Settings.model_fields["heartbeat_s"].default
@@ -177,8 +177,8 @@ class Room:
     # The words its sockets were last pushed in: other ones, after a move to another battle,
     # are pushed whole.
     words: Words | None = None
-    # Which phones are connected (the GM's screens show it), and whether the GM's screens must
-    # be brought up to a change of it.
+    # Which phones and projectors are connected (the GM's screens show it), and whether the GM's
+    # screens must be brought up to a change of it.
     presence: Presence = field(default_factory=Presence)
     presence_changed: bool = False
 
@@ -256,7 +256,7 @@ class Hub:
         )
         room = self._rooms.setdefault(game_id, Room(game_id))
         room.joining += 1
-        phone = viewer[1] if audience == "station" and isinstance(viewer, tuple) else None
+        present = _presence_key(audience, viewer)
         counted = False
         try:
             try:
@@ -266,9 +266,9 @@ class Hub:
                     )
                     room.connections.add(connection)
                     self._joined_at(room, version)
-                if phone is not None:
+                if present is not None:
                     counted = True
-                    if room.presence.came(phone):
+                    if room.presence.came(present):
                         self._presence_changed(game_id)
             finally:
                 room.joining -= 1
@@ -287,18 +287,18 @@ class Hub:
         finally:
             connection.closed = True
             room.connections.discard(connection)
-            if counted and phone is not None:
-                room.presence.went(phone)
-                if self._loop is not None:  # the GM is told once the phone's grace is over
+            if counted and present is not None:
+                room.presence.went(present)
+                if self._loop is not None:  # the GM is told once its grace is over
                     self._loop.call_later(
                         presence.GRACE_SECONDS + 0.05, self._presence_changed, game_id
                     )
             self._forget_if_idle(room)
 
-    def phones(self, game_id: uuid.UUID) -> list[str]:
-        """The seats of the game whose phone is connected here (app/web/live/presence.py)."""
+    def presence(self, game_id: uuid.UUID) -> dict[str, Any]:
+        """Who is connected to the game here, as the GM's view shows it (`with_presence`)."""
         room = self._rooms.get(game_id)
-        return room.presence.phones() if room is not None else []
+        return with_presence({}, room.presence if room is not None else Presence())
 
     def _presence_changed(self, game_id: uuid.UUID) -> None:
         room = self._rooms.get(game_id)
@@ -420,18 +420,27 @@ def _own_locale(connection: Connection) -> str | None:
     return None if connection.audience == "display" else connection.locale
 
 
+def _presence_key(audience: Audience, viewer: Viewer) -> str | None:
+    """What a socket counts as in the room's presence: its seat, the projector, or nothing."""
+    if audience == "station" and isinstance(viewer, tuple):
+        return viewer[1]
+    return PROJECTOR if audience == "display" else None
+
+
 def _screen_view(
     room: Room, state: State, viewer: Viewer, common: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """A viewer's view as its screens show it: the GM's with the phones connected."""
+    """A viewer's view as its screens show it: the GM's with the phones and projector connected."""
     view = view_for(state, viewer, common)
-    return with_phones(view, room.presence.phones()) if viewer == "gm" else view
+    return with_presence(view, room.presence) if viewer == "gm" else view
 
 
 # The panels that read who is connected, by audience.
 _PRESENCE_PANELS = {
     audience: {
-        name for (of, name), plan in PLANS.items() if of == audience and "phones" in plan.own
+        name
+        for (of, name), plan in PLANS.items()
+        if of == audience and any(key in plan.own for key in presence.KEYS)
     }
     for audience in PANELS
 }
