@@ -17,15 +17,17 @@ router = APIRouter(tags=["display"])
 
 @router.get("/display/{game_id}", response_class=HTMLResponse)
 async def display_page(
-    request: Request, game_id: str, session_factory: SessionFactoryDep
+    request: Request, game_id: str, session_factory: SessionFactoryDep, watch: bool = False
 ) -> Response:
+    """The projector's screen; with ?watch=1 a spectator's (the join page's link), which the
+    GM's dashboard does not count as the room's projector."""
     try:
         key = game_key(game_id)
         info = await game_info(session_factory, key)
     except ServiceError as error:
         return error_page(request, error)
     qr = join_qr(request, info.join_code)
-    return await screen_page(request, session_factory, "display", key, "display", **qr)
+    return await screen_page(request, session_factory, "display", key, "display", watch=watch, **qr)
 
 
 @router.get("/display/{game_id}/panels", response_class=HTMLResponse)

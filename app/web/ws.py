@@ -97,12 +97,17 @@ async def gm_socket(
 
 @router.websocket("/ws/display/{game_id}")
 async def display_socket(
-    websocket: WebSocket, game_id: str, fmt: FormatQuery = "html", shown: ShownQuery = None
+    websocket: WebSocket,
+    game_id: str,
+    fmt: FormatQuery = "html",
+    shown: ShownQuery = None,
+    watch: bool = False,
 ) -> None:
-    """The projector: public, it shows nothing secret."""
+    """The projector: public, it shows nothing secret. With ?watch=1 a spectator's screen, not
+    counted as the room's projector."""
     key = await _admit(websocket, lambda: _existing_game(websocket, game_id))
     if key is not None:
-        await _serve(websocket, key, "display", "display", fmt, shown)
+        await _serve(websocket, key, "display", "display", fmt, shown, counted=not watch)
 
 
 @router.websocket("/ws/events/{game_id}")
@@ -142,9 +147,12 @@ async def _serve(
     viewer: Viewer,
     fmt: str,
     shown: str | None,
+    counted: bool = True,
 ) -> None:
     chosen: Format = "html" if fmt == "html" else "json"
-    await get_hub(websocket).serve(websocket, game_id, audience, viewer, chosen, shown=shown)
+    await get_hub(websocket).serve(
+        websocket, game_id, audience, viewer, chosen, shown=shown, counted=counted
+    )
 
 
 def _asked_game(websocket: WebSocket, game_id: str) -> uuid.UUID:

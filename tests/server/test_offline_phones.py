@@ -117,6 +117,10 @@ async def test_the_gm_is_told_while_no_projector_is_connected(
             await prop.recv()  # a prop's event stream is no projector
             with pytest.raises(TimeoutError):
                 await _next_panel(gm, _turn, within=1.0)
+        async with connect(f"{projector_url}?watch=1") as spectator:
+            await spectator.recv()  # nor is a spectator's phone (the join page's link)
+            with pytest.raises(TimeoutError):
+                await _next_panel(gm, _turn, within=1.0)
         async with connect(projector_url) as projector:
             await projector.recv()
             assert NO_PROJECTOR not in await _next_panel(gm, _turn)  # it came: at once
@@ -137,3 +141,12 @@ async def test_the_gm_is_told_while_no_projector_is_connected(
     opened = await table.http.get(f"/gm/{table.game_id}/projector", follow_redirects=True)
     assert opened.url.path == f"/display/{table.game_id}"
     assert f'ws-connect="/ws/display/{table.game_id}"' in opened.text
+    # Once every station is crewed, the join page sends a newcomer to a spectator's screen,
+    # whose socket says so.
+    for station in ("weapons", "engineering", "pilot", "comms"):
+        await table.seat(station)
+    code = (await table.http.get(f"/api/games/{table.game_id}")).json()["join_code"]
+    join = await table.http.get(f"/join/{code}")
+    watch = await table.http.get(f"/display/{table.game_id}?watch=1")
+    assert f'href="/display/{table.game_id}?watch=1"' in join.text, join.text
+    assert f'ws-connect="/ws/display/{table.game_id}?watch=1"' in watch.text

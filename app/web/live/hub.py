@@ -248,15 +248,17 @@ class Hub:
         *,
         events_after_version: int | None = None,
         shown: str | None = None,
+        counted: bool = True,
     ) -> None:
         """Own an accepted socket until it closes: its full view first (unless `shown` says the
-        screen shows it already: `welcome`), then every change."""
+        screen shows it already: `welcome`), then every change. A socket not `counted` (a
+        spectator's) is left out of the room's presence."""
         connection = Connection(
             websocket, audience, viewer, fmt, locale_of_scope(getattr(websocket, "scope", None))
         )
         room = self._rooms.setdefault(game_id, Room(game_id))
         room.joining += 1
-        present = _presence_key(audience, viewer)
+        present = _presence_key(audience, viewer) if counted else None
         counted = False
         try:
             try:
