@@ -33,6 +33,7 @@ from app.rules import Actor, apply, event_view, new_game, parse_command
 from app.rules.bot import propose, stations_to_order
 from app.service import canonical, load_state, replay_state, view_for
 from app.service.commands import command_fields
+from app.web.live import presence
 from tests.processes import Server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -223,10 +224,11 @@ class ViewWatcher(_Background):
                             message = json.loads(raw)
                             if message.get("type") == "heartbeat":
                                 continue
-                            # Which phones are connected is the GM socket's own news, not the
-                            # game's: the checks hold screens to the game as stored.
+                            # Which phones and projectors are connected is the GM socket's own
+                            # news, not the game's: the checks hold screens to the game as stored.
                             if isinstance(message.get("view"), dict):
-                                message["view"].pop("phones", None)
+                                for key in presence.KEYS:
+                                    message["view"].pop(key, None)
                             connection.messages += 1
                             if connection.first is None:
                                 connection.first = message
