@@ -30,7 +30,7 @@ def test_a_full_crew_gets_no_join_form_but_a_seat_to_watch_from(client: TestClie
     assert "Every station is crewed" in page.text
     assert 'id="name"' not in page.text and ">Join</button>" not in page.text
     assert "Tap the station" not in page.text
-    assert f'href="/display/{game_id}"' in page.text
+    assert f'href="/display/{game_id}?watch=1"' in page.text
 
     # The projector is public: a phone with no seat and no GM cookie may watch it.
     client.cookies.clear()
@@ -54,4 +54,4 @@ def test_a_join_that_lost_the_last_station_shows_the_full_crew_page(client: Test
     assert answer.status_code == 409
     assert "already manned" in answer.text
     assert 'id="name"' not in answer.text
-    assert f'href="/display/{game_id}"' in answer.text
+    assert f'href="/display/{game_id}?watch=1"' in answer.text
