@@ -110,8 +110,7 @@ def projector(server: Server, browser: Any, game_id: str, width: int, height: in
 
 def check_legible(page: Page, width: int, ships: int) -> None:
     texts: list[dict[str, Any]] = page.evaluate(TEXTS)
-    floor = FLOOR
-    tiny = [t for t in texts if t["size"] < floor - 0.01]
+    tiny = [t for t in texts if t["size"] < FLOOR - 0.01]
     assert not tiny, tiny
     # The log drops its oldest lines and the reveal shows a page at a time (tests/browser/
     # test_reveal_pages.py); a name may end in an ellipsis if its title holds it whole; nothing
@@ -152,7 +151,7 @@ def check_legible(page: Page, width: int, ships: int) -> None:
             assert not overlaps(a["box"], b["box"]), (a, b)
     # The map's names are as legible as the rest.
     heights = [m["box"][3] - m["box"][1] for m in marks if m["what"].startswith("name ")]
-    assert min(heights) >= floor - 0.01, heights
+    assert min(heights) >= FLOOR - 0.01, heights
 
 
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
